@@ -1,0 +1,55 @@
+// Process configuration: a `tileops.conf` INI file, overridden by environment variables,
+// overridden in turn by whoever calls set_config() (the CLI's flags, an application).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tileops/export.hpp"
+
+namespace tileops {
+
+struct TILEOPS_API Config {
+  // The file the values came from; empty when no file was found.
+  std::optional<std::filesystem::path> file;
+  // Target every op instance uses unless its constructor names one ("builtin" forces the
+  // in-tree kernels). Empty: detect per call device.
+  std::optional<std::string> default_target;
+  // Directories scanned for plugins, before the default <libdir>/tileops/plugins.
+  std::vector<std::filesystem::path> plugin_path;
+  // Extra directories of manifest YAML files (an application's own ops).
+  std::vector<std::filesystem::path> manifest_path;
+  // spdlog level name: trace, debug, info, warn, error, critical or off.
+  std::string log_level = "warn";
+  // Plugin names ("cuda" for libtileops_cuda.so) that are not loaded.
+  std::vector<std::string> disable_plugins;
+};
+
+// Parses one INI file. Keys: default_target, plugin_path (':'-separated, relative entries are
+// relative to the file's directory), manifest_path (likewise), log_level, disable_plugins
+// (','-separated). '#' starts a comment. Throws ConfigError naming the file, the line and the
+// key for unknown keys, malformed lines, repeated keys and invalid values.
+TILEOPS_API Config parse_config_file(const std::filesystem::path& path);
+
+// The config file in effect: $TILEOPS_CONFIG (an error if it does not exist), else the first
+// existing of $XDG_CONFIG_HOME/tileops/tileops.conf (default ~/.config), each
+// $XDG_CONFIG_DIRS/tileops/tileops.conf (default /etc/xdg), /etc/tileops/tileops.conf.
+TILEOPS_API std::optional<std::filesystem::path> find_config_file();
+
+// The values of `file` (default: find_config_file(); none found: the defaults), then
+// TILEOPS_DEFAULT_TARGET, TILEOPS_PLUGIN_PATH, TILEOPS_MANIFEST_PATH, TILEOPS_LOG_LEVEL and
+// TILEOPS_DISABLE_PLUGINS on top. Throws ConfigError for a malformed file or variable.
+TILEOPS_API Config load_config(const std::optional<std::filesystem::path>& file = std::nullopt);
+
+// A copy of the process configuration: load_config() on first use (thread-safe).
+TILEOPS_API Config config();
+// Replaces the process configuration (validated like a file's values) and applies its log
+// level. Call it before the first op is constructed: backends load once.
+TILEOPS_API void set_config(Config config);
+
+// Names accepted by log_level.
+TILEOPS_API bool is_log_level_name(const std::string& name);
+
+}  // namespace tileops

@@ -1,0 +1,43 @@
+// Shapes and strides: short integer vectors that live inline up to rank 6.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <boost/container/small_vector.hpp>
+
+#include "tileops/export.hpp"
+
+namespace tileops {
+
+using Shape = boost::container::small_vector<std::int64_t, 6>;
+using Strides = Shape;
+
+// A read-only view of extents, made from a Shape, a std::vector, a span or a braced list.
+class ShapeView : public std::span<const std::int64_t> {
+ public:
+  using std::span<const std::int64_t>::span;
+  ShapeView(std::span<const std::int64_t> s) : std::span<const std::int64_t>(s) {}
+  ShapeView(const Shape& s) : std::span<const std::int64_t>(s.data(), s.size()) {}
+  ShapeView(const std::vector<std::int64_t>& v) : std::span<const std::int64_t>(v.data(), v.size()) {}
+  ShapeView(std::initializer_list<std::int64_t> l) : std::span<const std::int64_t>(l.begin(), l.size()) {}
+};
+
+// Product of the extents; 1 for rank 0.
+inline std::int64_t shape_numel(ShapeView shape) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) n *= d;
+  return n;
+}
+
+// Row-major strides, in elements.
+TILEOPS_API Strides contiguous_strides(ShapeView shape);
+
+// "[2, 3, 4]".
+TILEOPS_API std::string shape_str(ShapeView shape);
+
+}  // namespace tileops

@@ -1,0 +1,145 @@
+// Tensors: a reference-counted handle to storage with a shape, strides, an offset, a dtype
+// and a device.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tileops/device.hpp"
+#include "tileops/dtype.hpp"
+#include "tileops/export.hpp"
+#include "tileops/half.hpp"
+#include "tileops/shape.hpp"
+
+namespace tileops {
+
+// A block of device memory and the way to release it. Several tensors may view one storage.
+class DeviceRuntime;
+
+class TILEOPS_API Storage {
+ public:
+  using Deleter = std::function<void(void*)>;
+
+  // Takes ownership of `data` (`nbytes` on `device`); `deleter` releases it, or nothing does
+  // when it is empty (borrowed memory).
+  Storage(void* data, std::size_t nbytes, Device device, Deleter deleter);
+  // Memory from `runtime`'s allocate(), released through its deallocate().
+  Storage(void* data, std::size_t nbytes, Device device, std::shared_ptr<DeviceRuntime> runtime);
+  // Allocates `nbytes` through the device's runtime.
+  static std::shared_ptr<Storage> allocate(std::size_t nbytes, Device device);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  std::size_t nbytes() const { return nbytes_; }
+  const Device& device() const { return device_; }
+
+ private:
+  void* data_;
+  std::size_t nbytes_;
+  Device device_;
+  std::shared_ptr<DeviceRuntime> runtime_;
+  Deleter deleter_;
+};
+
+// A tensor handle. Copying a Tensor copies the handle, not the data. A default-constructed
+// Tensor is undefined: it stands for an absent optional tensor.
+class TILEOPS_API Tensor {
+ public:
+  Tensor() = default;
+
+  // A new contiguous tensor with uninitialised contents. meta tensors get no storage.
+  static Tensor empty(ShapeView shape, DType dtype, Device device = Device::cpu());
+  // A new contiguous tensor filled with zeros (any host-accessible or plugin device).
+  static Tensor zeros(ShapeView shape, DType dtype, Device device = Device::cpu());
+  // A view of existing memory; `storage` keeps it alive. Strides and offset are in elements.
+  static Tensor from_storage(std::shared_ptr<Storage> storage, ShapeView shape,
+                             ShapeView strides, std::int64_t offset, DType dtype);
+  // A new cpu tensor holding `values` converted to `dtype`.
+  static Tensor from_doubles(std::span<const double> values, ShapeView shape,
+                             DType dtype);
+
+  bool defined() const { return impl_ != nullptr; }
+  explicit operator bool() const { return defined(); }
+
+  const Shape& shape() const;
+  const Strides& strides() const;
+  std::int64_t dim() const { return static_cast<std::int64_t>(shape().size()); }
+  // Extent of axis `axis` (negative counts from the end).
+  std::int64_t size(std::int64_t axis) const;
+  std::int64_t offset() const;
+  DType dtype() const;
+  const Device& device() const;
+  std::int64_t numel() const;
+  std::size_t nbytes() const { return static_cast<std::size_t>(numel()) * dtype_size(dtype()); }
+  const std::shared_ptr<Storage>& storage() const;
+
+  // Address of the first element; nullptr for meta tensors and empty storage.
+  void* data_ptr() const;
+  template <typename T>
+  T* data() const {
+    return static_cast<T*>(data_ptr());
+  }
+
+  bool is_contiguous() const;
+  // This tensor when contiguous, else a contiguous copy on the same device.
+  Tensor contiguous() const;
+  // A copy on `device` (this tensor when already there).
+  Tensor to(const Device& device) const;
+  // A copy converted to `dtype` (host-accessible tensors only; this tensor when equal).
+  Tensor to(DType dtype) const;
+  // A new tensor with the same contents, contiguous, on the same device.
+  Tensor clone() const;
+
+  // Views (no copy).
+  Tensor view(ShapeView shape) const;  // requires contiguity
+  Tensor transpose(std::int64_t a, std::int64_t b) const;
+  Tensor slice(std::int64_t axis, std::int64_t start, std::int64_t stop, std::int64_t step = 1) const;
+  Tensor as_strided(ShapeView shape, ShapeView strides,
+                    std::int64_t offset) const;
+
+  // Element access for host-accessible tensors, converting through double. `index` is a
+  // linear index in row-major order of the logical shape (strides are honoured).
+  double get(std::int64_t index) const;
+  void set(std::int64_t index, double value) const;
+  // All elements in row-major order.
+  std::vector<double> to_doubles() const;
+  // Sets every element to `value` (host-accessible tensors only).
+  void fill(double value) const;
+  // Copies `src` (same shape; any device or dtype conversions through the host) into this
+  // tensor, honouring both tensors' strides.
+  void copy_from(const Tensor& src) const;
+
+  // True when both handles are the same tensor object (same view of the same storage).
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  // True when the two tensors' memory ranges overlap.
+  bool shares_storage_with(const Tensor& other) const;
+
+  // "Tensor(float32[2, 3], cpu)".
+  std::string str() const;
+
+ private:
+  struct Impl;
+  explicit Tensor(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  const Impl& impl() const;
+  std::shared_ptr<Impl> impl_;
+};
+
+// A description of a tensor, never the tensor: what target builders receive.
+struct TILEOPS_API TensorSpec {
+  Device device = Device::cpu();
+  DType dtype = DType::float32;
+  Shape shape;
+
+  static TensorSpec of(const Tensor& t) { return {t.device(), t.dtype(), t.shape()}; }
+  friend bool operator==(const TensorSpec& a, const TensorSpec& b) {
+    return a.device == b.device && a.dtype == b.dtype && a.shape == b.shape;
+  }
+};
+
+}  // namespace tileops

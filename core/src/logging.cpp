@@ -1,0 +1,45 @@
+#include "tileops/logging.hpp"
+
+#include <mutex>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+
+#include "tileops/config.hpp"
+#include "tileops/errors.hpp"
+
+namespace tileops {
+namespace {
+
+std::shared_ptr<spdlog::logger> make_logger() {
+  auto existing = spdlog::get("tileops");
+  if (existing) return existing;
+  auto logger = spdlog::stderr_color_mt("tileops");
+  logger->set_pattern("[tileops] [%l] %v");
+  logger->set_level(spdlog::level::warn);
+  return logger;
+}
+
+}  // namespace
+
+spdlog::logger& log() {
+  static const std::shared_ptr<spdlog::logger> logger = [] {
+    auto l = make_logger();
+    try {
+      l->set_level(spdlog::level::from_str(config().log_level));
+    } catch (const ConfigError&) {
+      // A malformed config is reported by whoever needs the config (backend loading, the
+      // CLI); the logger stays at its default level so that it can report it.
+    }
+    return l;
+  }();
+  return *logger;
+}
+
+void set_log_level(const std::string& level) {
+  if (!is_log_level_name(level)) {
+    throw ConfigError("invalid log level '" + level + "'; expected trace, debug, info, warn, error, critical or off");
+  }
+  log().set_level(spdlog::level::from_str(level));
+}
+
+}  // namespace tileops

@@ -1,0 +1,128 @@
+#include "tileops/device_runtime.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <shared_mutex>
+
+#include "runtime/host_runtimes.hpp"
+#include "runtime/runtime_registry.hpp"
+#include "tileops/errors.hpp"
+
+namespace tileops {
+
+DeviceRuntime::~DeviceRuntime() = default;
+void DeviceRuntime::synchronize(int) {}
+int DeviceRuntime::current_device() const { return 0; }
+void DeviceRuntime::set_current_device(int index) {
+  if (index < 0 || index >= device_count()) {
+    throw ValueError("cannot make " + std::string(type().name()) + ":" + std::to_string(index) +
+                     " current: the process sees " + std::to_string(device_count()) + " such device(s)");
+  }
+}
+void* DeviceRuntime::current_stream(int) const { return nullptr; }
+bool DeviceRuntime::host_accessible() const { return false; }
+bool DeviceRuntime::is_accelerator() const { return false; }
+
+namespace {
+
+struct RuntimeRegistry {
+  std::shared_mutex mutex;
+  std::vector<std::shared_ptr<DeviceRuntime>> runtimes;
+
+  RuntimeRegistry() {
+    runtimes.push_back(make_cpu_runtime());
+    runtimes.push_back(make_meta_runtime());
+  }
+};
+
+RuntimeRegistry& registry() {
+  static RuntimeRegistry r;
+  return r;
+}
+
+}  // namespace
+
+[[noreturn]] void throw_no_runtime(DeviceType type);
+
+std::shared_ptr<DeviceRuntime> device_runtime_shared(DeviceType type) {
+  // The cpu runtime is registered first and never removed: tensors on the host skip the lock.
+  static const std::shared_ptr<DeviceRuntime> cpu = registry().runtimes.front();
+  if (type == DeviceType::cpu()) return cpu;
+  RuntimeRegistry& r = registry();
+  {
+    std::shared_lock lock(r.mutex);
+    for (const auto& rt : r.runtimes) {
+      if (rt->type() == type) return rt;
+    }
+  }
+  throw_no_runtime(type);
+}
+
+void register_device_runtime(std::shared_ptr<DeviceRuntime> runtime) {
+  if (!runtime) throw BackendError("register_device_runtime: the runtime is null");
+  RuntimeRegistry& r = registry();
+  std::unique_lock lock(r.mutex);
+  for (const auto& existing : r.runtimes) {
+    if (existing->type() == runtime->type()) {
+      throw BackendError("a device runtime for '" + std::string(runtime->type().name()) +
+                         "' is already registered");
+    }
+  }
+  r.runtimes.push_back(std::move(runtime));
+}
+
+bool unregister_device_runtime(DeviceType type) {
+  RuntimeRegistry& r = registry();
+  std::unique_lock lock(r.mutex);
+  auto it = std::find_if(r.runtimes.begin(), r.runtimes.end(), [&](const auto& rt) { return rt->type() == type; });
+  if (it == r.runtimes.end() || type == DeviceType::cpu() || type == DeviceType::meta()) return false;
+  r.runtimes.erase(it);
+  return true;
+}
+
+DeviceRuntime* find_device_runtime(DeviceType type) {
+  RuntimeRegistry& r = registry();
+  std::shared_lock lock(r.mutex);
+  for (const auto& rt : r.runtimes) {
+    if (rt->type() == type) return rt.get();
+  }
+  return nullptr;
+}
+
+DeviceRuntime& device_runtime(DeviceType type) {
+  if (DeviceRuntime* rt = find_device_runtime(type)) return *rt;
+  throw_no_runtime(type);
+}
+
+[[noreturn]] void throw_no_runtime(DeviceType type) {
+  std::string known;
+  for (const auto& rt : device_runtimes()) {
+    if (!known.empty()) known += ", ";
+    known += rt->type().name();
+  }
+  throw OpNotAvailableError("no device runtime is registered for device type '" + std::string(type.name()) +
+                            "'; registered: " + known + " (is its plugin loaded?)");
+}
+
+std::vector<std::shared_ptr<DeviceRuntime>> device_runtimes() {
+  RuntimeRegistry& r = registry();
+  std::shared_lock lock(r.mutex);
+  return r.runtimes;
+}
+
+DeviceRuntime* process_accelerator() {
+  RuntimeRegistry& r = registry();
+  std::shared_lock lock(r.mutex);
+  for (const auto& rt : r.runtimes) {
+    if (rt->is_accelerator() && rt->device_count() > 0) return rt.get();
+  }
+  return nullptr;
+}
+
+std::optional<Device> accelerator_current_device() {
+  DeviceRuntime* rt = process_accelerator();
+  if (rt == nullptr) return std::nullopt;
+  return Device(rt->type(), rt->current_device());
+}
+
+}  // namespace tileops

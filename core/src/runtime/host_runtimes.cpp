@@ -1,0 +1,79 @@
+#include "runtime/host_runtimes.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "tileops/errors.hpp"
+
+namespace tileops {
+namespace {
+
+// Host allocations are aligned for the widest vector registers (AVX-512) and cache lines.
+constexpr std::size_t kHostAlignment = 64;
+
+std::string cpu_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "host CPU";
+}
+
+class CpuRuntime final : public DeviceRuntime {
+ public:
+  DeviceType type() const override { return DeviceType::cpu(); }
+  int device_count() const override { return 1; }
+  DeviceFacts facts(int) const override {
+    DeviceFacts f;
+    f.sm_count = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    f.name = cpu_model_name();
+    return f;
+  }
+  void* allocate(std::size_t nbytes, int) override {
+    if (nbytes == 0) return nullptr;
+    const std::size_t rounded = (nbytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
+    void* p = std::aligned_alloc(kHostAlignment, rounded);
+    if (p == nullptr) throw RuntimeError("cpu: cannot allocate " + std::to_string(nbytes) + " bytes");
+    return p;
+  }
+  void deallocate(void* ptr, std::size_t, int) noexcept override { std::free(ptr); }
+  void copy_to_host(void* dst, const void* src, std::size_t n, int) override { std::memmove(dst, src, n); }
+  void copy_from_host(void* dst, const void* src, std::size_t n, int) override { std::memmove(dst, src, n); }
+  void copy_on_device(void* dst, const void* src, std::size_t n, int) override { std::memmove(dst, src, n); }
+  bool host_accessible() const override { return true; }
+};
+
+class MetaRuntime final : public DeviceRuntime {
+ public:
+  DeviceType type() const override { return DeviceType::meta(); }
+  int device_count() const override { return 1; }
+  DeviceFacts facts(int) const override {
+    DeviceFacts f;
+    f.name = "meta (shapes and dtypes only)";
+    return f;
+  }
+  void* allocate(std::size_t, int) override { return nullptr; }
+  void deallocate(void*, std::size_t, int) noexcept override {}
+  void copy_to_host(void*, const void*, std::size_t, int) override { no_data(); }
+  void copy_from_host(void*, const void*, std::size_t, int) override { no_data(); }
+  void copy_on_device(void*, const void*, std::size_t, int) override {}
+
+ private:
+  [[noreturn]] static void no_data() {
+    throw RuntimeError("meta tensors carry no data: they cannot be copied to or from another device");
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<DeviceRuntime> make_cpu_runtime() { return std::make_shared<CpuRuntime>(); }
+std::shared_ptr<DeviceRuntime> make_meta_runtime() { return std::make_shared<MetaRuntime>(); }
+
+}  // namespace tileops

@@ -1,0 +1,379 @@
+#include "tileops/tensor.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "runtime/runtime_registry.hpp"
+#include "tileops/device_runtime.hpp"
+#include "tileops/errors.hpp"
+
+namespace tileops {
+
+struct Tensor::Impl {
+  std::shared_ptr<Storage> storage;
+  Shape shape;
+  Strides strides;
+  std::int64_t offset = 0;
+  DType dtype = DType::float32;
+  Device device = Device::cpu();
+};
+
+namespace {
+
+void require_defined(const void* impl, const char* what) {
+  if (impl == nullptr) throw RuntimeError(std::string("Tensor::") + what + " called on an undefined tensor");
+}
+
+void require_host(const Tensor& t, const char* what) {
+  if (t.device().is_meta()) {
+    throw RuntimeError(std::string("Tensor::") + what + " cannot read or write a meta tensor " + t.str() +
+                       ": meta tensors carry no data");
+  }
+  if (!t.device().is_cpu()) {
+    DeviceRuntime* rt = find_device_runtime(t.device().type());
+    if (rt == nullptr || !rt->host_accessible()) {
+      throw RuntimeError(std::string("Tensor::") + what + " needs host-accessible memory, but " + t.str() +
+                         " is on " + t.device().str() + "; copy it with .to(Device::cpu()) first");
+    }
+  }
+}
+
+double load(const std::byte* p, DType dtype) {
+  switch (dtype) {
+    case DType::bool_: return *reinterpret_cast<const std::uint8_t*>(p) != 0 ? 1.0 : 0.0;
+    case DType::int8: return *reinterpret_cast<const std::int8_t*>(p);
+    case DType::uint8: return *reinterpret_cast<const std::uint8_t*>(p);
+    case DType::int32: return *reinterpret_cast<const std::int32_t*>(p);
+    case DType::int64: return static_cast<double>(*reinterpret_cast<const std::int64_t*>(p));
+    case DType::float16: return Half::to_float(*reinterpret_cast<const std::uint16_t*>(p));
+    case DType::bfloat16: return BFloat16::to_float(*reinterpret_cast<const std::uint16_t*>(p));
+    case DType::float32: return *reinterpret_cast<const float*>(p);
+    case DType::float64: return *reinterpret_cast<const double*>(p);
+  }
+  return 0;
+}
+
+void store(std::byte* p, DType dtype, double v) {
+  switch (dtype) {
+    case DType::bool_: *reinterpret_cast<std::uint8_t*>(p) = v != 0.0; break;
+    case DType::int8: *reinterpret_cast<std::int8_t*>(p) = static_cast<std::int8_t>(v); break;
+    case DType::uint8: *reinterpret_cast<std::uint8_t*>(p) = static_cast<std::uint8_t>(v); break;
+    case DType::int32: *reinterpret_cast<std::int32_t*>(p) = static_cast<std::int32_t>(v); break;
+    case DType::int64: *reinterpret_cast<std::int64_t*>(p) = static_cast<std::int64_t>(v); break;
+    case DType::float16: *reinterpret_cast<std::uint16_t*>(p) = Half::from_float(static_cast<float>(v)); break;
+    case DType::bfloat16:
+      *reinterpret_cast<std::uint16_t*>(p) = BFloat16::from_float(static_cast<float>(v));
+      break;
+    case DType::float32: *reinterpret_cast<float*>(p) = static_cast<float>(v); break;
+    case DType::float64: *reinterpret_cast<double*>(p) = v; break;
+  }
+}
+
+// Element offset (in elements, from the storage base) of row-major linear index `i`.
+std::int64_t element_offset(const Shape& shape, const Strides& strides, std::int64_t base, std::int64_t i) {
+  std::int64_t off = base;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    const std::int64_t extent = shape[d];
+    off += (i % extent) * strides[d];
+    i /= extent;
+  }
+  return off;
+}
+
+std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank, const char* what) {
+  const std::int64_t lo = rank == 0 ? -1 : -rank;
+  const std::int64_t hi = rank == 0 ? 1 : rank;
+  if (axis < lo || axis >= hi) {
+    throw ValueError(std::string("Tensor::") + what + ": axis " + std::to_string(axis) +
+                     " is out of range for a tensor of rank " + std::to_string(rank) + " (expected [" +
+                     std::to_string(lo) + ", " + std::to_string(hi) + "))");
+  }
+  return axis < 0 ? axis + std::max<std::int64_t>(rank, 1) : axis;
+}
+
+// A host copy of the whole storage under `t`, viewed with t's shape, strides and offset.
+Tensor host_mirror(const Tensor& t) {
+  const Storage& dev = *t.storage();
+  auto host = Storage::allocate(dev.nbytes(), Device::cpu());
+  device_runtime(t.device().type()).copy_to_host(host->data(), dev.data(), dev.nbytes(), t.device().index());
+  return Tensor::from_storage(std::move(host), t.shape(), t.strides(), t.offset(), t.dtype());
+}
+
+}  // namespace
+
+Storage::Storage(void* data, std::size_t nbytes, Device device, Deleter deleter)
+    : data_(data), nbytes_(nbytes), device_(device), deleter_(std::move(deleter)) {}
+
+Storage::Storage(void* data, std::size_t nbytes, Device device, std::shared_ptr<DeviceRuntime> runtime)
+    : data_(data), nbytes_(nbytes), device_(device), runtime_(std::move(runtime)) {}
+
+std::shared_ptr<Storage> Storage::allocate(std::size_t nbytes, Device device) {
+  std::shared_ptr<DeviceRuntime> rt = device_runtime_shared(device.type());
+  void* p = rt->allocate(nbytes, device.index());
+  return std::make_shared<Storage>(p, nbytes, device, std::move(rt));
+}
+
+Storage::~Storage() {
+  if (runtime_) {
+    if (data_ != nullptr) runtime_->deallocate(data_, nbytes_, device_.index());
+  } else if (deleter_) {
+    deleter_(data_);  // foreign memory: its owner is told even when it holds no bytes
+  }
+}
+
+Tensor Tensor::empty(ShapeView shape, DType dtype, Device device) {
+  for (std::int64_t d : shape) {
+    if (d < 0) throw ValueError("Tensor::empty: negative extent in shape " + shape_str(shape));
+  }
+  auto impl = std::make_shared<Impl>();
+  impl->shape.assign(shape.begin(), shape.end());
+  impl->strides = contiguous_strides(shape);
+  impl->dtype = dtype;
+  impl->device = device;
+  if (!device.is_meta()) {
+    impl->storage = Storage::allocate(static_cast<std::size_t>(shape_numel(shape)) * dtype_size(dtype), device);
+  }
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::zeros(ShapeView shape, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
+  if (t.nbytes() == 0 || device.is_meta()) return t;
+  if (device.is_cpu() || device_runtime(device.type()).host_accessible()) {
+    std::memset(t.data_ptr(), 0, t.nbytes());
+  } else {
+    std::vector<std::byte> zero(t.nbytes());
+    device_runtime(device.type()).copy_from_host(t.data_ptr(), zero.data(), zero.size(), device.index());
+  }
+  return t;
+}
+
+Tensor Tensor::from_storage(std::shared_ptr<Storage> storage, ShapeView shape,
+                            ShapeView strides, std::int64_t offset, DType dtype) {
+  if (shape.size() != strides.size()) {
+    throw ValueError("Tensor::from_storage: shape " + shape_str(shape) + " and strides " + shape_str(strides) +
+                     " differ in rank");
+  }
+  auto impl = std::make_shared<Impl>();
+  impl->device = storage->device();
+  impl->storage = std::move(storage);
+  impl->shape.assign(shape.begin(), shape.end());
+  impl->strides.assign(strides.begin(), strides.end());
+  impl->offset = offset;
+  impl->dtype = dtype;
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::from_doubles(std::span<const double> values, ShapeView shape, DType dtype) {
+  if (static_cast<std::int64_t>(values.size()) != shape_numel(shape)) {
+    throw ValueError("Tensor::from_doubles: " + std::to_string(values.size()) + " values do not fill shape " +
+                     shape_str(shape) + " (" + std::to_string(shape_numel(shape)) + " elements)");
+  }
+  Tensor t = empty(shape, dtype, Device::cpu());
+  auto* base = static_cast<std::byte*>(t.data_ptr());
+  for (std::size_t i = 0; i < values.size(); ++i) store(base + i * dtype_size(dtype), dtype, values[i]);
+  return t;
+}
+
+const Tensor::Impl& Tensor::impl() const {
+  require_defined(impl_.get(), "access");
+  return *impl_;
+}
+
+const Shape& Tensor::shape() const { return impl().shape; }
+const Strides& Tensor::strides() const { return impl().strides; }
+std::int64_t Tensor::offset() const { return impl().offset; }
+DType Tensor::dtype() const { return impl().dtype; }
+const Device& Tensor::device() const { return impl().device; }
+const std::shared_ptr<Storage>& Tensor::storage() const { return impl().storage; }
+std::int64_t Tensor::numel() const { return shape_numel(impl().shape); }
+
+std::int64_t Tensor::size(std::int64_t axis) const {
+  const Impl& i = impl();
+  if (i.shape.empty()) throw ValueError("Tensor::size: a rank-0 tensor has no axes");
+  return i.shape[static_cast<std::size_t>(normalize_axis(axis, dim(), "size"))];
+}
+
+void* Tensor::data_ptr() const {
+  const Impl& i = impl();
+  if (!i.storage || i.storage->data() == nullptr) return nullptr;
+  return static_cast<std::byte*>(i.storage->data()) + i.offset * static_cast<std::int64_t>(dtype_size(i.dtype));
+}
+
+bool Tensor::is_contiguous() const {
+  const Impl& i = impl();
+  std::int64_t expected = 1;
+  for (std::size_t d = i.shape.size(); d-- > 0;) {
+    if (i.shape[d] == 1) continue;
+    if (i.shape[d] == 0) return true;
+    if (i.strides[d] != expected) return false;
+    expected *= i.shape[d];
+  }
+  return true;
+}
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+Tensor Tensor::clone() const {
+  Tensor out = empty(shape(), dtype(), device());
+  if (!device().is_meta()) out.copy_from(*this);
+  return out;
+}
+
+Tensor Tensor::to(const Device& device) const {
+  if (device == this->device()) return *this;
+  Tensor out = empty(shape(), dtype(), device);
+  if (!device.is_meta()) out.copy_from(*this);
+  return out;
+}
+
+Tensor Tensor::to(DType target) const {
+  if (target == dtype()) return *this;
+  require_host(*this, "to(dtype)");
+  Tensor out = empty(shape(), target, device());
+  out.copy_from(*this);
+  return out;
+}
+
+Tensor Tensor::view(ShapeView new_shape) const {
+  if (!is_contiguous()) throw ValueError("Tensor::view needs a contiguous tensor; " + str() + " is not");
+  if (shape_numel(new_shape) != numel()) {
+    throw ValueError("Tensor::view: shape " + shape_str(new_shape) + " does not hold the " +
+                     std::to_string(numel()) + " elements of " + str());
+  }
+  auto impl = std::make_shared<Impl>(this->impl());
+  impl->shape.assign(new_shape.begin(), new_shape.end());
+  impl->strides = contiguous_strides(new_shape);
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::transpose(std::int64_t a, std::int64_t b) const {
+  const auto ra = static_cast<std::size_t>(normalize_axis(a, dim(), "transpose"));
+  const auto rb = static_cast<std::size_t>(normalize_axis(b, dim(), "transpose"));
+  auto impl = std::make_shared<Impl>(this->impl());
+  std::swap(impl->shape[ra], impl->shape[rb]);
+  std::swap(impl->strides[ra], impl->strides[rb]);
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t stop, std::int64_t step) const {
+  const auto ax = static_cast<std::size_t>(normalize_axis(axis, dim(), "slice"));
+  const std::int64_t extent = shape()[ax];
+  if (step <= 0) throw ValueError("Tensor::slice: step must be positive, got " + std::to_string(step));
+  if (start < 0) start += extent;
+  if (stop < 0) stop += extent;
+  start = std::clamp<std::int64_t>(start, 0, extent);
+  stop = std::clamp<std::int64_t>(stop, start, extent);
+  auto impl = std::make_shared<Impl>(this->impl());
+  impl->offset += start * impl->strides[ax];
+  impl->shape[ax] = (stop - start + step - 1) / step;
+  impl->strides[ax] *= step;
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::as_strided(ShapeView new_shape, ShapeView new_strides,
+                          std::int64_t new_offset) const {
+  if (new_shape.size() != new_strides.size()) {
+    throw ValueError("Tensor::as_strided: shape " + shape_str(new_shape) + " and strides " +
+                     shape_str(new_strides) + " differ in rank");
+  }
+  auto impl = std::make_shared<Impl>(this->impl());
+  impl->shape.assign(new_shape.begin(), new_shape.end());
+  impl->strides.assign(new_strides.begin(), new_strides.end());
+  impl->offset = new_offset;
+  return Tensor(std::move(impl));
+}
+
+double Tensor::get(std::int64_t index) const {
+  require_host(*this, "get");
+  const Impl& i = impl();
+  if (index < 0 || index >= numel()) {
+    throw ValueError("Tensor::get: index " + std::to_string(index) + " is outside [0, " + std::to_string(numel()) + ")");
+  }
+  const std::int64_t off = element_offset(i.shape, i.strides, i.offset, index);
+  return load(static_cast<const std::byte*>(i.storage->data()) + off * static_cast<std::int64_t>(dtype_size(i.dtype)),
+              i.dtype);
+}
+
+void Tensor::set(std::int64_t index, double value) const {
+  require_host(*this, "set");
+  const Impl& i = impl();
+  if (index < 0 || index >= numel()) {
+    throw ValueError("Tensor::set: index " + std::to_string(index) + " is outside [0, " + std::to_string(numel()) + ")");
+  }
+  const std::int64_t off = element_offset(i.shape, i.strides, i.offset, index);
+  store(static_cast<std::byte*>(i.storage->data()) + off * static_cast<std::int64_t>(dtype_size(i.dtype)), i.dtype,
+        value);
+}
+
+std::vector<double> Tensor::to_doubles() const {
+  if (!device().is_cpu() && !device().is_meta()) {
+    DeviceRuntime* rt = find_device_runtime(device().type());
+    if (rt == nullptr || !rt->host_accessible()) return to(Device::cpu()).to_doubles();
+  }
+  std::vector<double> out(static_cast<std::size_t>(numel()));
+  for (std::int64_t k = 0; k < numel(); ++k) out[static_cast<std::size_t>(k)] = get(k);
+  return out;
+}
+
+void Tensor::fill(double value) const {
+  require_host(*this, "fill");
+  for (std::int64_t k = 0; k < numel(); ++k) set(k, value);
+}
+
+void Tensor::copy_from(const Tensor& src) const {
+  if (src.shape() != shape()) {
+    throw ValueError("Tensor::copy_from: source " + src.str() + " and destination " + str() + " differ in shape");
+  }
+  if (numel() == 0) return;
+  const bool same_layout = src.dtype() == dtype() && src.is_contiguous() && is_contiguous();
+  const bool dst_host = device().is_cpu() || device_runtime(device().type()).host_accessible();
+  const bool src_host = src.device().is_cpu() || device_runtime(src.device().type()).host_accessible();
+  if (same_layout) {
+    if (dst_host && src_host) {
+      std::memmove(data_ptr(), src.data_ptr(), nbytes());
+    } else if (src.device() == device()) {
+      device_runtime(device().type()).copy_on_device(data_ptr(), src.data_ptr(), nbytes(), device().index());
+    } else if (dst_host) {
+      device_runtime(src.device().type()).copy_to_host(data_ptr(), src.data_ptr(), nbytes(), src.device().index());
+    } else if (src_host) {
+      device_runtime(device().type()).copy_from_host(data_ptr(), src.data_ptr(), nbytes(), device().index());
+    } else {
+      Tensor staged = src.to(Device::cpu());
+      copy_from(staged);
+    }
+    return;
+  }
+  // Layout or dtype differ: convert element by element on the host, mirroring a device-side
+  // tensor's whole storage so that its strides stay valid.
+  const Tensor host_src = src_host ? src : host_mirror(src);
+  const Tensor host_dst = dst_host ? *this : host_mirror(*this);
+  for (std::int64_t k = 0; k < numel(); ++k) host_dst.set(k, host_src.get(k));
+  if (!dst_host) {
+    const Storage& dev = *storage();
+    device_runtime(device().type()).copy_from_host(dev.data(), host_dst.storage()->data(), dev.nbytes(),
+                                                   device().index());
+  }
+}
+
+bool Tensor::shares_storage_with(const Tensor& other) const {
+  if (!defined() || !other.defined()) return false;
+  const auto& a = impl().storage;
+  const auto& b = other.impl().storage;
+  if (!a || !b || a->data() == nullptr || b->data() == nullptr) return false;
+  if (a == b) return numel() > 0 && other.numel() > 0;
+  if (a->device() != b->device()) return false;
+  const auto* a0 = static_cast<const std::byte*>(a->data());
+  const auto* b0 = static_cast<const std::byte*>(b->data());
+  return a0 < b0 + b->nbytes() && b0 < a0 + a->nbytes();
+}
+
+std::string Tensor::str() const {
+  if (!defined()) return "Tensor(undefined)";
+  std::ostringstream os;
+  os << "Tensor(" << dtype() << shape_str(shape()) << ", " << device() << ")";
+  return os.str();
+}
+
+}  // namespace tileops

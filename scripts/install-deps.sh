@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, exactly the Debian 12 packages the build and the tests need.
+# Idempotent: packages already present are left alone and nothing is fetched when all are.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libboost-dev libboost-program-options-dev
+  libspdlog-dev libfmt-dev doctest-dev libyaml-cpp-dev libdlpack-dev
+  nlohmann-json3-dev libopenblas-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,78 @@
+// `tileops info [--json]`.
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "command.hpp"
+#include "common_options.hpp"
+#include "tileops/config.hpp"
+#include "tileops/device_runtime.hpp"
+#include "tileops/paths.hpp"
+#include "tileops/version.hpp"
+
+namespace tileops::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+nlohmann::json device_json() {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& rt : device_runtimes()) {
+    nlohmann::json entry;
+    entry["type"] = std::string(rt->type().name());
+    entry["accelerator"] = rt->is_accelerator();
+    nlohmann::json list = nlohmann::json::array();
+    const int count = rt->device_count();
+    for (int i = 0; i < count; ++i) {
+      const DeviceFacts f = rt->facts(i);
+      list.push_back({{"index", i}, {"name", f.name}, {"arch", f.arch}, {"sm_count", f.sm_count}});
+    }
+    entry["count"] = count;
+    entry["devices"] = list;
+    devices.push_back(entry);
+  }
+  return devices;
+}
+
+}  // namespace
+
+int run_info(const std::vector<std::string>& args) {
+  po::options_description options("info options");
+  options.add_options()("json", "print one JSON object instead of text");
+  add_common_options(options);
+  po::variables_map vm;
+  if (!parse_args("info", "[--json]", args, options, vm)) return 0;
+  apply_common_options(vm);
+
+  const Config cfg = config();
+  nlohmann::json info;
+  info["version"] = kVersion;
+  info["config_file"] = cfg.file ? nlohmann::json(cfg.file->string()) : nlohmann::json(nullptr);
+  info["default_target"] = cfg.default_target ? nlohmann::json(*cfg.default_target) : nlohmann::json(nullptr);
+  info["log_level"] = cfg.log_level;
+  nlohmann::json path = nlohmann::json::array();
+  for (const auto& p : plugin_search_path()) path.push_back(p.string());
+  info["plugin_path"] = path;
+  info["devices"] = device_json();
+
+  if (vm.count("json")) {
+    std::cout << info.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "tileops " << kVersion << "\n";
+  std::cout << "config file:    " << (cfg.file ? cfg.file->string() : "(none)") << "\n";
+  std::cout << "default target: " << (cfg.default_target ? *cfg.default_target : "(detect per device)") << "\n";
+  std::cout << "plugin path:\n";
+  for (const auto& p : plugin_search_path()) std::cout << "  " << p.string() << "\n";
+  std::cout << "devices:\n";
+  for (const auto& rt : info["devices"]) {
+    std::cout << "  " << rt["type"].get<std::string>() << ": " << rt["count"].get<int>() << " device(s)\n";
+    for (const auto& d : rt["devices"]) {
+      std::cout << "    " << rt["type"].get<std::string>() << ":" << d["index"].get<int>() << "  "
+                << d["name"].get<std::string>() << "\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace tileops::cli

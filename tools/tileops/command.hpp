@@ -1,0 +1,33 @@
+// The subcommands of the `tileops` program. Each subcommand lives in its own file and adds
+// itself to the table in main.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+namespace tileops::cli {
+
+// Thrown for bad command-line arguments: printed as one line, exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Command {
+  const char* name;
+  const char* summary;
+  // Runs the subcommand with the arguments after its name; returns the exit status.
+  int (*run)(const std::vector<std::string>& args);
+};
+
+// Parses `args` against `options` (and `positional`), printing help and returning false when
+// --help was given. Throws UsageError for anything malformed.
+bool parse_args(const std::string& command, const std::string& synopsis, const std::vector<std::string>& args,
+                boost::program_options::options_description& options,
+                boost::program_options::variables_map& vm,
+                const boost::program_options::positional_options_description* positional = nullptr);
+
+int run_info(const std::vector<std::string>& args);
+
+}  // namespace tileops::cli

@@ -1,0 +1,50 @@
+// `tileops`: inspect the library, its plugins and ops, validate manifests, run and benchmark
+// ops. `tileops --help` lists the subcommands; `tileops <command> --help` describes one.
+#include <cstring>
+#include <iostream>
+
+#include "command.hpp"
+#include "tileops/errors.hpp"
+
+namespace {
+
+using tileops::cli::Command;
+
+const Command kCommands[] = {
+    {"info", "print the version, the config in effect, the plugin path and the devices", tileops::cli::run_info},
+};
+
+void print_usage(std::ostream& os) {
+  os << "usage: tileops <command> [options]\n\ncommands:\n";
+  for (const Command& c : kCommands) os << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  os << "\n'tileops <command> --help' describes a command's options.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_usage(std::cout);
+    return 0;
+  }
+  std::vector<std::string> args(argv + 2, argv + argc);
+  for (const Command& c : kCommands) {
+    if (name != c.name) continue;
+    try {
+      return c.run(args);
+    } catch (const tileops::cli::UsageError& e) {
+      std::cerr << e.what() << "\n";
+      return 2;
+    } catch (const tileops::Error& e) {
+      std::cerr << "tileops " << name << ": " << e.what() << "\n";
+      return 1;
+    }
+  }
+  std::cerr << "tileops: unknown command '" << name << "'; run 'tileops --help' for the list\n";
+  return 2;
+}
