@@ -1,0 +1,137 @@
+// SignaturePlan: what one op class's manifest signature compiles into, once per class, shared
+// by every instance. Nothing here parses text on the call path: check_call, make_outputs,
+// check_result and eval_roofline only evaluate the pre-compiled plan.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/container/small_vector.hpp>
+
+#include "tileops/call_args.hpp"
+#include "tileops/signature.hpp"
+#include "tileops/value.hpp"
+
+namespace tileops {
+
+class OpSpec;  // the parsed manifest entry (see manifest/op_spec.hpp)
+
+// What construction settles for one instance: every manifest parameter's final value (given
+// or default, in signature order) and the indices construction can already solve.
+struct ConstructionState {
+  ParamMap params;                       // all manifest params, signature order, defaults filled
+  std::vector<IndexRecord> indices;      // `_construction_indices`
+  std::vector<Value> slots;              // the plan's own pre-evaluated slots (opaque to callers)
+};
+
+// The facts one call check establishes, beyond the record.
+struct OutputPlan {
+  bool present = true;                   // false: a null `nullable` output
+  Shape shape;
+  DType dtype = DType::float32;
+  int alias_input = -1;                  // >= 0: this output is that (written) input itself
+  bool is_out_buffer = false;            // this output is the caller's `out` when passed
+};
+
+struct CallCheck {
+  std::optional<Device> device;          // the call device; nullopt when it cannot be known
+  bool empty_write = false;              // every written tensor has no elements
+  int effect_branch = 0;                 // index into SignaturePlan::boundary_operator_names()
+  boost::container::small_vector<bool, 6> written;       // per input: this call writes it
+  boost::container::small_vector<bool, 6> contiguous;    // per input: declared contiguous: true
+  boost::container::small_vector<OutputPlan, 4> outputs;  // per output
+};
+
+struct RooflineFigures {
+  double flops = 0;
+  double bytes = 0;
+};
+
+// One instantiated case of a manifest workload row (one row expands into one case per entry of
+// its dtype_cases).
+struct WorkloadCase {
+  std::string id;                                  // label-dtypes..., e.g. "llama-8b-prefill-float16"
+  std::string label;
+  ParamMap params;                                 // the construction parameters the row gives
+  std::vector<std::optional<TensorSpec>> inputs;   // per signature input; nullopt: not passed
+};
+
+class SignaturePlan {
+ public:
+  // The plan of op class `op_name` from the manifest registry (built-in manifests compiled
+  // into the library, then the config's manifest_path directories), compiled on first use and
+  // cached for the process (thread-safe). Throws ValueError when no manifest entry has that
+  // name, or naming file, op, field and reason when the entry is malformed.
+  static std::shared_ptr<const SignaturePlan> for_op(std::string_view op_name);
+
+  virtual ~SignaturePlan() = default;
+
+  virtual const OpSpec& spec() const = 0;
+  virtual std::string_view op_name() const = 0;
+  virtual std::string_view family() const = 0;
+
+  // Manifest parameter names, in signature order (what a target builder receives).
+  virtual const std::vector<std::string>& param_names() const = 0;
+  // signature.inputs names in order, and whether each is optional (`optional: true` or an
+  // expression).
+  virtual const std::vector<std::string>& input_names() const = 0;
+  virtual const std::vector<std::string>& output_names() const = 0;
+  // Index of input `name`, or -1.
+  virtual int input_index(std::string_view name) const = 0;
+
+  // The spec has at least one call-time tensor input.
+  virtual bool has_call_time_tensor_input() const = 0;
+  // The spec has a `composition`; its stage names in order (empty otherwise).
+  virtual bool has_composition() const = 0;
+  virtual const std::vector<std::string>& composition_stages() const = 0;
+
+  // One boundary operator name per effect branch the spec admits:
+  // "tileops::<family>_<snake_case(op)>" plus "_writes_<input>" per written input, "_out"
+  // when `out` is passed, "_without_<output>" per null output. Index 0 is the plain branch.
+  virtual const std::vector<std::string>& boundary_operator_names() const = 0;
+
+  // Construction check: `given` holds the constructor's manifest parameter values (a parameter
+  // left out takes its default). Checks names (unknown ones and missing required ones),
+  // types, dtype-parameter sets, construction-time tensors, and the refinements decidable from
+  // parameters alone. Throws TypeError (wrong kind, unknown/missing name) or ValueError
+  // (failed refinement), naming the op, the declaration and the value seen.
+  virtual ConstructionState check_construction(const ParamMap& given) const = 0;
+
+  // Call check, in the documented order: presence of each tensor, domain restrictions, type
+  // family branch, unification of shapes and dtypes (solving indices), remaining refinements,
+  // the call device (call-time tensors, else a `device` parameter, else construction-time
+  // tensors, else the accelerator's current device), device agreement (every tensor but
+  // `device: cpu` ones on the call device), declared contiguity, output-buffer preconditions.
+  // Fills `check` and `record` (indices, branch_key, device, tensors, traffic, written,
+  // has_out; not stages). Throws TypeError (missing required tensor, dtype outside the
+  // declared set or disagreeing with its index, device mismatch) or ValueError (shape that does
+  // not unify, failed refinement, non-contiguous where declared, bad `out`), e.g.
+  // "RMSNormFwdOp: input 'weight' shape [4095] does not match [*normalized_shape] = [4096]".
+  // Allocates nothing beyond the record's and check's own storage.
+  virtual void check_call(const ConstructionState& state, const CallArgs& args, CallCheck& check,
+                          SignatureCall& record) const = 0;
+
+  // The outputs of a call that runs no implementation (an empty write, or a meta call): new
+  // tensors on check.device with the checked shapes and dtypes; `out` and aliased written
+  // inputs are returned as passed; null outputs undefined.
+  virtual OpOutputs make_outputs(const CallCheck& check, const CallArgs& args) const = 0;
+
+  // Result check: the number of outputs and which are null, each output's shape, dtype,
+  // device and layout; `out`/`alias` outputs must be those very tensor objects; other outputs
+  // must not share storage with any input. Throws RuntimeError naming the output and what
+  // differs (an implementation broke the signature).
+  virtual void check_result(const CallCheck& check, const CallArgs& args, const OpOutputs& outputs) const = 0;
+
+  // Every case of every workload row, in manifest order; input devices are left at cpu.
+  virtual std::vector<WorkloadCase> workload_cases() const = 0;
+
+  // (flops, bytes) of a recorded call from the manifest's roofline (bytes derived from the
+  // traffic when the manifest gives none).
+  virtual RooflineFigures eval_roofline(const SignatureCall& record) const = 0;
+};
+
+}  // namespace tileops
