@@ -1,7 +1,9 @@
 // The tensors of one op call as the base class sees them.
 #pragma once
 
+#include <concepts>
 #include <span>
+#include <utility>
 
 #include <boost/container/small_vector.hpp>
 
@@ -15,6 +17,16 @@ namespace tileops {
 struct CallArgs {
   std::span<const Tensor> inputs;
   Tensor out;
+
+  CallArgs() = default;
+  CallArgs(std::span<const Tensor> in, Tensor out_buffer = {}) : inputs(in), out(std::move(out_buffer)) {}
+  // From any contiguous container of tensors (std::vector, std::array, small_vector).
+  template <class C>
+    requires requires(const C& c) {
+      { c.data() } -> std::convertible_to<const Tensor*>;
+      c.size();
+    }
+  CallArgs(const C& in, Tensor out_buffer = {}) : inputs(in.data(), in.size()), out(std::move(out_buffer)) {}
 };
 
 // The outputs of one call, one per `signature.outputs` entry, in order; an undefined Tensor

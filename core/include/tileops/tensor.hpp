@@ -117,6 +117,8 @@ class TILEOPS_API Tensor {
 
   // True when both handles are the same tensor object (same view of the same storage).
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  // An address identifying the tensor object (equal iff is_same); null when undefined.
+  const void* identity() const { return impl_.get(); }
   // True when the two tensors' memory ranges overlap.
   bool shares_storage_with(const Tensor& other) const;
 

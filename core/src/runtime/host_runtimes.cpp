@@ -31,9 +31,12 @@ class CpuRuntime final : public DeviceRuntime {
   DeviceType type() const override { return DeviceType::cpu(); }
   int device_count() const override { return 1; }
   DeviceFacts facts(int) const override {
-    DeviceFacts f;
-    f.sm_count = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    f.name = cpu_model_name();
+    static const DeviceFacts f = [] {
+      DeviceFacts facts;
+      facts.sm_count = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      facts.name = cpu_model_name();
+      return facts;
+    }();
     return f;
   }
   void* allocate(std::size_t nbytes, int) override {

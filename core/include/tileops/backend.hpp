@@ -1,0 +1,129 @@
+// The backend registry: how kernels, whole-op targets and device runtimes join tileops.
+//
+// Two ways for a backend to take over calls (docs: "How a backend joins"):
+//  * register_kernel_type adds an implementation to an op's kernel interface; it competes in
+//    dispatch by its own availability, applicability and precedence, and enters every op
+//    instance constructed afterwards;
+//  * a *target* (register_detector + register_kernel_builder) replaces whole ops: an instance
+//    that selects the target runs the builder's kernel for every call (except empty writes).
+//
+// Registration normally happens while a plugin loads (through a Registrar, so that a failed
+// plugin leaves nothing behind), before the first op is constructed. The free functions
+// register on behalf of the application itself.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tileops/call_args.hpp"
+#include "tileops/device.hpp"
+#include "tileops/export.hpp"
+#include "tileops/kernel.hpp"
+#include "tileops/tensor.hpp"
+#include "tileops/value.hpp"
+
+namespace tileops {
+
+class DeviceRuntime;
+
+// The target name that forces the in-tree kernels.
+inline constexpr std::string_view BUILTIN = "builtin";
+
+// An execution policy: a target name, BUILTIN, or nullopt (process default, else detection).
+using Target = std::optional<std::string>;
+
+// A kernel built by a target for one (device, input dtypes and shapes) combination. It
+// receives the call-time inputs in signature order (undefined for optional inputs not passed)
+// and the caller's `out` buffer, and returns the outputs in signature order. The core has
+// already checked the call against the signature, made every unwritten input contiguous and
+// placed every tensor on the call device.
+using TargetKernel = std::function<OpOutputs(const CallArgs& args)>;
+
+// Builds a target's kernel for an op: one TensorSpec per signature input, in order (nullopt
+// for an optional input not passed), and the instance's manifest parameters by name.
+using TargetBuilder =
+    std::function<TargetKernel(std::span<const std::optional<TensorSpec>> inputs, const ParamMap& params)>;
+
+// Says whether a target claims a device.
+using Detector = std::function<bool(const Device& device)>;
+
+// A kernel type registered for an op under a key.
+struct RegisteredKernelType {
+  std::string op;
+  std::string key;
+  std::string owner;  // the plugin that registered it; "" for the application itself
+  std::shared_ptr<const KernelType> type;
+};
+
+// Registers, and on rollback() removes again, everything one owner (a plugin, a test)
+// registers. Destroying a Registrar that was not committed rolls it back.
+class TILEOPS_API Registrar {
+ public:
+  explicit Registrar(std::string owner);
+  ~Registrar();
+  Registrar(const Registrar&) = delete;
+  Registrar& operator=(const Registrar&) = delete;
+
+  const std::string& owner() const { return owner_; }
+
+  // Adds implementation `key` to op `op`. Throws BackendError when the op already has a
+  // registered kernel type under that key. (A key equal to one of the op's in-tree keys is
+  // reported when the op is constructed.)
+  void register_kernel_type(const std::string& op, const std::string& key, KernelType type);
+  template <KernelImplementation Impl>
+  void register_kernel_type(const std::string& op, const std::string& key) {
+    register_kernel_type(op, key, make_kernel_type<Impl>());
+  }
+  // Registers `builder` as target `target`'s kernel builder for op `op`. Throws BackendError
+  // when (op, target) already has one, or when `target` is BUILTIN.
+  void register_kernel_builder(const std::string& op, const std::string& target, TargetBuilder builder);
+  // Registers the detector of target `target`. Throws BackendError when it already has one.
+  void register_detector(const std::string& target, Detector detect);
+  // Registers a device runtime. Throws BackendError when its device type already has one.
+  void register_device_runtime(std::shared_ptr<DeviceRuntime> runtime);
+
+  // Keeps the registrations beyond this object's lifetime.
+  void commit() { committed_ = true; }
+  // Removes every registration made through this registrar, newest first. Never throws.
+  void rollback() noexcept;
+
+ private:
+  std::string owner_;
+  std::vector<std::function<void()>> undo_;
+  bool committed_ = false;
+};
+
+// Registration on behalf of the application (owner ""). Same rules as Registrar's.
+TILEOPS_API void register_kernel_type(const std::string& op, const std::string& key, KernelType type);
+template <KernelImplementation Impl>
+void register_kernel_type(const std::string& op, const std::string& key) {
+  register_kernel_type(op, key, make_kernel_type<Impl>());
+}
+TILEOPS_API void register_kernel_builder(const std::string& op, const std::string& target, TargetBuilder builder);
+TILEOPS_API void register_detector(const std::string& target, Detector detect);
+
+// Sets the process default target (a target name or BUILTIN; nullopt clears it). It takes
+// precedence over the config's default_target and applies to op instances that have not yet
+// selected a target. An unknown name is reported when an op selects it.
+TILEOPS_API void set_default_target(Target target);
+// The process default target: set_default_target's value, else the config's default_target.
+TILEOPS_API Target default_target();
+
+// Targets that registered a builder for `op`, or, with no op, every target that registered a
+// builder or a detector; sorted by name.
+TILEOPS_API std::vector<std::string> registered_targets(std::string_view op = {});
+// The ops target `target` has builders for, sorted.
+TILEOPS_API std::vector<std::string> target_ops(std::string_view target);
+// The kernel types registered for `op`, in registration order.
+TILEOPS_API std::vector<RegisteredKernelType> registered_kernel_types(std::string_view op);
+
+// Loads the backend registry once per process (thread-safe): reads the config and loads every
+// plugin on the plugin path. Op construction calls it; calling it earlier is harmless.
+TILEOPS_API void load_backends();
+
+}  // namespace tileops

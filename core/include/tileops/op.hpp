@@ -1,0 +1,210 @@
+// Op: the base class of every operator. It owns an op instance's lifecycle:
+//  * construction (five steps, in order): load the backend registry; check the manifest
+//    parameters and keep the construction indices; install the implementation table and check
+//    the kernel contracts; register the instance under a key never reused in the process;
+//    build the (empty) binding and running state. No device is probed, no kernel is built.
+//  * every call enters call(args, body) and, unless a Graph is being captured, run_call, which
+//    runs the seven steps: open the call (thread-local call stack), check the signature,
+//    detect an empty write, select the target (first call that runs an implementation),
+//    execute (empty-write result, the target's kernel, or the body), check the result, and
+//    record (stages, pop, last_call, report to the parent call).
+//  * on an exception (std::exception) the stack pops, last_call keeps the previous record, and
+//    if this call selected the target the binding (target, builder, kernel caches) is reset,
+//    recursively for held sub-ops.
+//
+// A subclass settles its manifest parameters, hands them to the Op constructor with the
+// target, and writes one method, forward, which builds a call spec and calls
+// kernel_for<Interface>(name, call) — or, in a composite op, calls sub-ops held through
+// delegate_for.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "tileops/backend.hpp"
+#include "tileops/call_args.hpp"
+#include "tileops/export.hpp"
+#include "tileops/identity.hpp"
+#include "tileops/kernel.hpp"
+#include "tileops/op_class.hpp"
+#include "tileops/signature.hpp"
+#include "tileops/value.hpp"
+
+namespace tileops {
+
+class SignaturePlan;
+struct ConstructionState;
+struct Binding;
+struct InstalledKernels;
+struct CallFrame;
+struct CallCheck;
+
+// (flops, bytes) of the last call, from the manifest's roofline.
+struct Roofline {
+  double flops = 0;
+  double bytes = 0;
+};
+
+// One built kernel, as built_entries() reports it.
+struct BuiltEntry {
+  std::string key;                  // implementation key; the target name for a target kernel
+  std::string identity;             // the build identity, or the target kernel's cache key
+  std::shared_ptr<Kernel> kernel;   // null for target kernels
+};
+
+// The result of one kernel_for lookup: the kernel and its interface subobject.
+struct EntryRef {
+  Kernel* kernel = nullptr;
+  void* interface = nullptr;
+};
+
+class TILEOPS_API Op {
+ public:
+  virtual ~Op();
+  Op(const Op&) = delete;
+  Op& operator=(const Op&) = delete;
+
+  const OpClass& op_class() const { return cls_; }
+  const std::string& name() const { return cls_.name(); }
+  // The key this instance is registered under; unique in the process and never reused.
+  const std::string& instance_key() const { return instance_key_; }
+  // The target given at construction (nullopt: process default, else detection).
+  const Target& target() const { return target_; }
+  // The selected target ("builtin" for the in-tree kernels), or nullopt before selection.
+  std::optional<std::string> serving_target() const;
+  // Every manifest parameter's final value (given or default), in signature order.
+  const ParamMap& params() const;
+
+  // The record of the last completed call. Throws RuntimeError before any call completed.
+  SignatureCallPtr last_call() const;
+  // (flops, bytes) of last_call() from the manifest's roofline.
+  Roofline eval_roofline() const;
+
+  // Puts this op and its held sub-ops in tuned mode: every built kernel gets request_tune()
+  // now, every kernel built later right after it is built. A target's kernels cannot be
+  // tuned: the op warns once.
+  virtual void request_tune();
+  bool tune_requested() const { return tune_requested_.load(std::memory_order_acquire); }
+  // The op's own configuration, else the first configured kernel's (iter_kernels order).
+  virtual std::optional<std::string> kernel_config() const;
+  // Every kernel in this op's entries (and their sub-kernels) and in held sub-ops, each once.
+  std::vector<Kernel*> iter_kernels() const;
+  // In-tree path: the entries built for `interface`. When a target serves the op: every target
+  // kernel, whatever `interface` says.
+  std::vector<BuiltEntry> built_entries(std::string_view interface = {}) const;
+  // The held sub-ops, in stage order.
+  std::vector<Op*> held_delegates() const;
+
+  // Which implementation key dispatch selects for `call` on `interface`, without building or
+  // caching anything. The call spec may state device facts (arch, sm_count, smem_budget) so
+  // that tests do not depend on the machine. Throws like kernel_for's miss path.
+  template <CallSpecType C>
+  std::string key_for(std::string_view interface, const C& call) const {
+    return key_for_erased(interface, call, call_spec_ops<C>());
+  }
+
+  // The single entry of a call: diverts to the graph being captured on this thread, if any,
+  // else runs run_call. A subclass's typed operator() packs its arguments and calls this.
+  OpOutputs call(const CallArgs& args);
+  // Runs one call through the seven steps with forward as the body. Public for boundary
+  // operators and graph replay.
+  OpOutputs run_call(const CallArgs& args);
+
+ protected:
+  // The computation of one call (the only method an op writes): build a call spec and call
+  // kernel_for, or call held sub-ops. Runs only when no target serves the op.
+  virtual OpOutputs forward(const CallArgs& args) = 0;
+
+  // Construction. `params` holds the subclass's final manifest parameter values; `injected`
+  // names the extra constructor arguments it received (each must be in the class's
+  // injected_parameters allowlist).
+  Op(const OpClass& cls, ParamMap params, Target target, std::initializer_list<std::string_view> injected = {});
+
+  // The entry serving `call` at interface `interface`, as interface type I. A hit is one
+  // lookup under a shared lock and reads no device property. Throws OpNotAvailableError when
+  // `interface` is not one of the op's interfaces or no implementation runs on the device,
+  // TypeError when the call spec states device facts or I is not that interface's type,
+  // ValueError when no implementation serves the call or dispatch is ambiguous.
+  template <class I>
+  I& kernel_for(std::string_view interface, const typename I::Request& call) {
+    return *static_cast<I*>(kernel_entry(interface, typeid(I), call, call_spec_ops<typename I::Request>()).interface);
+  }
+  // The type-erased core of kernel_for; `call` must be of `ops`'s type.
+  EntryRef kernel_entry(std::string_view interface, std::type_index interface_type, const CallSpec& call,
+                        const CallSpecOps& ops);
+
+  // Holds (building on first use) the sub-op of stage `stage` for `identity`. With `given`,
+  // holds that instance as passed (it keeps its own target); otherwise builds
+  // Sub(args..., target()) so that the sub-op inherits this op's target. The same
+  // (stage, identity) returns the instance already held; holding one instance under two
+  // (stage, identity) pairs raises ValueError; a stage not declared, or a Sub that is not the
+  // declared class, raises TypeError.
+  template <class Sub, class... Args>
+  Sub& delegate_for(std::string_view stage, Identity identity, std::shared_ptr<Sub> given, Args&&... args) {
+    Op* held = find_delegate(stage, identity);
+    if (held == nullptr) {
+      const bool injected = given != nullptr;
+      std::shared_ptr<Op> sub = injected ? std::shared_ptr<Op>(std::move(given))
+                                         : std::shared_ptr<Op>(std::make_shared<Sub>(std::forward<Args>(args)..., target_));
+      held = hold_delegate(stage, std::move(identity), std::move(sub), injected);
+    }
+    return static_cast<Sub&>(*held);
+  }
+
+ private:
+  class Selection;
+  friend class Selection;
+  friend class GraphCapture;
+
+  std::string key_for_erased(std::string_view interface, const CallSpec& call, const CallSpecOps& ops) const;
+  Op* find_delegate(std::string_view stage, const Identity& identity) const;
+  Op* hold_delegate(std::string_view stage, Identity identity, std::shared_ptr<Op> sub, bool injected);
+  const std::string* stage_of(const Op* sub) const;
+  void reset_binding();
+  void warn_target_cannot_tune();
+  void select_target(Binding& b, const std::optional<Device>& device);
+  OpOutputs run_target_kernel(Binding& b, const CallCheck& check, const CallArgs& args);
+  OpOutputs run_call_impl(const CallArgs& args, int* effect_branch);
+  // The fake of a call on meta tensors: the signature check and the outputs it infers.
+  OpOutputs fake_outputs(const CallArgs& meta_args) const;
+  void clear_binding(Binding& b);
+  void file_stages(CallFrame& frame, SignatureCall& record) const;
+  void report_to(CallFrame& parent, SignatureCallPtr record) const;
+
+  const OpClass& cls_;
+  const SignaturePlan& plan_;
+  Target target_;
+  std::unique_ptr<const ConstructionState> construction_;
+  std::unique_ptr<const InstalledKernels> installed_;
+  std::string instance_key_;
+
+  // Binding group: the current binding, and every binding this instance ever used (a reset
+  // of a committed binding must not free what a concurrent cached call still reads).
+  std::atomic<Binding*> binding_;
+  std::vector<std::unique_ptr<Binding>> bindings_;
+  std::mutex select_mutex_;
+  std::atomic<std::thread::id> selecting_thread_{};
+
+  // Running group.
+  std::atomic<bool> tune_requested_{false};
+  std::atomic<bool> tune_warned_{false};
+  std::atomic<std::shared_ptr<const SignatureCall>> last_call_;
+  struct HeldDelegate {
+    std::string stage;
+    Identity identity;
+    std::shared_ptr<Op> op;
+    bool injected = false;
+  };
+  mutable std::shared_mutex delegates_mutex_;
+  std::vector<HeldDelegate> delegates_;
+};
+
+}  // namespace tileops

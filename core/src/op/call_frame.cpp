@@ -1,0 +1,22 @@
+#include "op/call_frame.hpp"
+
+namespace tileops {
+namespace {
+thread_local CallFrame* g_top = nullptr;
+}
+
+CallFrame::CallFrame(Op* o) : op(o), parent(g_top) { g_top = this; }
+
+CallFrame::~CallFrame() { pop(); }
+
+void CallFrame::pop() {
+  if (popped_) return;
+  popped_ = true;
+  g_top = parent;
+}
+
+CallFrame* CallFrame::top() { return g_top; }
+
+void CallFrame::report(const Op* child, SignatureCallPtr record) { children.emplace_back(child, std::move(record)); }
+
+}  // namespace tileops

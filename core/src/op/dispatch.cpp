@@ -1,0 +1,108 @@
+#include "op/dispatch.hpp"
+
+#include <algorithm>
+
+#include "tileops/errors.hpp"
+#include "tileops/logging.hpp"
+
+namespace tileops {
+namespace {
+
+std::string list_str(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& item : items) s += (s.empty() ? "" : ", ") + item;
+  return s;
+}
+
+std::string archs_str(const std::vector<int>& archs) {
+  std::string s;
+  for (int a : archs) s += (s.empty() ? "" : ", ") + std::to_string(a);
+  return "[" + s + "]";
+}
+
+}  // namespace
+
+int select_implementation(const std::string& op, const InstalledKernels& table, int interface,
+                          const std::string& interface_name, const CallSpec& call, const CallSpecOps& ops,
+                          const DispatchDevice& where) {
+  const std::vector<int>& keys = table.by_interface[interface];
+  const std::string call_str = ops.name + ops.fields_str(call);
+  if (!where.device) {
+    throw OpNotAvailableError(op + ": in-tree kernels do not run on an unknown device: the call names no device and "
+                              "the process has no accelerator (interface '" + interface_name + "')");
+  }
+  const Device& device = *where.device;
+  const std::string type(device.type().name());
+
+  std::vector<int> available_type;
+  for (int k : keys) {
+    const auto& devices = table.kernels[k].type->devices;
+    if (std::find(devices.begin(), devices.end(), type) != devices.end()) available_type.push_back(k);
+  }
+  if (available_type.empty()) {
+    std::vector<std::string> runs_on;
+    for (int k : keys) runs_on.push_back(table.kernels[k].key + " on " + list_str(table.kernels[k].type->devices));
+    throw OpNotAvailableError(op + ": in-tree kernels do not run on " + device.str() + " (interface '" +
+                              interface_name + "': " + (runs_on.empty() ? "no implementations" : list_str(runs_on)) + ")");
+  }
+
+  std::vector<std::string> reasons;
+  std::vector<int> applicable;
+  for (int k : keys) {
+    const InstalledKernel& kernel = table.kernels[k];
+    const KernelType& t = *kernel.type;
+    std::optional<std::string> reason;
+    if (std::find(t.devices.begin(), t.devices.end(), type) == t.devices.end()) {
+      reason = "runs on " + list_str(t.devices) + ", not " + type;
+    } else if (!t.supported_archs.empty() &&
+               (!where.arch || std::find(t.supported_archs.begin(), t.supported_archs.end(), *where.arch) ==
+                                   t.supported_archs.end())) {
+      reason = "supports archs " + archs_str(t.supported_archs) + ", not " +
+               (where.arch ? std::to_string(*where.arch) : std::string("an unknown arch"));
+    } else {
+      reason = t.refusal(call);
+    }
+    if (reason) {
+      reasons.push_back(kernel.key + ": " + *reason);
+      log().debug("{} [{}] dispatch {}: drop '{}': {}", op, interface_name, call_str, kernel.key, *reason);
+    } else {
+      applicable.push_back(k);
+    }
+  }
+  if (applicable.empty()) {
+    throw ValueError(op + ": no implementation serves this call " + call_str + " on " + device.str() +
+                     " (interface '" + interface_name + "'): " + list_str(reasons));
+  }
+
+  const bool any_specific = std::any_of(applicable.begin(), applicable.end(),
+                                        [&](int k) { return !table.kernels[k].type->general; });
+  std::vector<int> winners;
+  for (int k : applicable) {
+    if (any_specific && table.kernels[k].type->general) {
+      log().debug("{} [{}] dispatch {}: drop '{}': general, outranked by a specific implementation", op, interface_name,
+                  call_str, table.kernels[k].key);
+      continue;
+    }
+    const bool outranked = std::any_of(applicable.begin(), applicable.end(), [&](int other) {
+      const auto& beats = table.kernels[other].outranks;
+      return other != k && std::find(beats.begin(), beats.end(), k) != beats.end();
+    });
+    if (outranked) {
+      log().debug("{} [{}] dispatch {}: drop '{}': another applicable key is preferred over it", op, interface_name,
+                  call_str, table.kernels[k].key);
+      continue;
+    }
+    winners.push_back(k);
+  }
+  if (winners.size() != 1) {
+    std::vector<std::string> tied;
+    for (int k : winners) tied.push_back(table.kernels[k].key);
+    throw ValueError(op + ": dispatch is ambiguous for " + call_str + " on " + device.str() + " (interface '" +
+                     interface_name + "'): " + list_str(tied) +
+                     " all apply and none is preferred over the others; declare preferred_over");
+  }
+  log().debug("{} [{}] dispatch {}: selected '{}'", op, interface_name, call_str, table.kernels[winners[0]].key);
+  return winners[0];
+}
+
+}  // namespace tileops

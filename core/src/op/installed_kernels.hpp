@@ -1,0 +1,36 @@
+// The implementation table of one op instance (`_installed_kernel_types`): the in-tree kernel
+// types merged with those backends registered for the op, checked against the kernel
+// interfaces' contracts at construction.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tileops/kernel.hpp"
+#include "tileops/op_class.hpp"
+
+namespace tileops {
+
+struct InstalledKernel {
+  std::string key;
+  std::string owner;  // "" for in-tree kernel types, else the registering plugin
+  std::shared_ptr<const KernelType> type;
+  int interface = -1;
+  std::vector<int> outranks;  // installed indices this key is preferred over, transitively
+};
+
+struct InstalledKernels {
+  std::vector<InstalledKernel> kernels;
+  std::vector<std::vector<int>> by_interface;  // installed indices per interface index
+
+  // Merges `cls`'s kernel types with those registered for it and checks: keys are unique
+  // (ValueError "reuse keys it has"), every key implements one of the op's interfaces
+  // (TypeError "keys implement none of its kernel interfaces"), at most one general
+  // implementation per interface (ValueError "has more than one general implementation"),
+  // preferred_over names other keys of the same interface and general keys declare none
+  // (ValueError), and preferences form no cycle (ValueError "preferences form a cycle through").
+  static InstalledKernels install(const OpClass& cls);
+};
+
+}  // namespace tileops

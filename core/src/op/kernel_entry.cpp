@@ -1,0 +1,155 @@
+// kernel_for: the per-call lookup of a kernel entry, and dispatch on a miss.
+#include "op/binding.hpp"
+#include "op/call_frame.hpp"
+#include "op/dispatch.hpp"
+#include "op/installed_kernels.hpp"
+#include "tileops/device_runtime.hpp"
+#include "tileops/errors.hpp"
+#include "tileops/op.hpp"
+
+namespace tileops {
+namespace {
+
+std::string stated_facts(const CallSpec& call) {
+  std::string s;
+  if (call.arch) s += "'arch'";
+  if (call.sm_count) s += std::string(s.empty() ? "" : ", ") + "'sm_count'";
+  if (call.smem_budget) s += std::string(s.empty() ? "" : ", ") + "'smem_budget'";
+  return s;
+}
+
+std::size_t call_key_hash(int interface, const std::optional<Device>& device, const CallSpec& call,
+                          const CallSpecOps& ops) {
+  std::size_t h = hash_combine(static_cast<std::size_t>(interface), device ? std::hash<Device>{}(*device) : 0x5bd1e995);
+  return hash_combine(h, ops.hash_fields(call));
+}
+
+// Makes the call's device current on the process accelerator while an entry is built or
+// tuned; devices of other types are left alone.
+class DeviceScope {
+ public:
+  explicit DeviceScope(const std::optional<Device>& device) {
+    if (!device) return;
+    DeviceRuntime* accel = process_accelerator();
+    if (accel == nullptr || accel->type() != device->type()) return;
+    previous_ = accel->current_device();
+    if (*previous_ == device->index()) return;
+    accel->set_current_device(device->index());
+    runtime_ = accel;
+  }
+  ~DeviceScope() {
+    if (runtime_ != nullptr) runtime_->set_current_device(*previous_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  DeviceRuntime* runtime_ = nullptr;
+  std::optional<int> previous_;
+};
+
+}  // namespace
+
+// Checks shared by kernel_for and key_for; returns the interface index.
+static int check_interface(const OpClass& cls, std::string_view interface, const CallSpecOps& ops) {
+  const int index = cls.interface_index(interface);
+  if (index < 0) {
+    std::string names;
+    for (const auto& i : cls.interfaces()) names += (names.empty() ? "" : ", ") + i.name;
+    throw OpNotAvailableError(cls.name() + " has no kernel interface '" + std::string(interface) +
+                              "'; its interfaces are: " + (names.empty() ? "(none)" : names));
+  }
+  const InterfaceDecl& decl = cls.interfaces()[index];
+  if (ops.type != decl.request->type) {
+    throw TypeError(cls.name() + ": interface '" + decl.name + "' takes a " + decl.request->name +
+                    " call spec, not a " + ops.name);
+  }
+  return index;
+}
+
+EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_type, const CallSpec& call,
+                          const CallSpecOps& ops) {
+  const int index = check_interface(cls_, interface, ops);
+  const InterfaceDecl& decl = cls_.interfaces()[index];
+  if (decl.type != interface_type) {
+    throw TypeError(cls_.name() + ": interface '" + decl.name + "' is " + decl.type_name +
+                    ", but kernel_for asked for another interface type");
+  }
+  const std::string facts = stated_facts(call);
+  if (!facts.empty()) {
+    throw TypeError(cls_.name() + ": this call spec states [" + facts +
+                    "]; device facts are derived from the call's device, and only key_for accepts them");
+  }
+  CallFrame* frame = CallFrame::top();
+  if (frame == nullptr || frame->op != this) {
+    throw RuntimeError(cls_.name() + ": kernel_for is only available inside a call of this op (from its forward)");
+  }
+  Binding* b = frame->binding;
+  if (b == nullptr || !b->selected) {
+    throw OpNotAvailableError(cls_.name() + ": in-tree kernels cannot be selected: the call device is unknown (the "
+                              "call names no device and the process has no accelerator)");
+  }
+
+  const std::optional<Device> device = call.device ? call.device : accelerator_current_device();
+  const std::size_t hash = call_key_hash(index, device, call, ops);
+  const CallKeyProbe probe{index, &device, &call, &ops, hash};
+  {
+    std::shared_lock lock(b->entries_mutex);
+    auto it = b->entries_by_call.find(probe);
+    if (it != b->entries_by_call.end()) return {it->second->kernel.get(), it->second->interface};
+  }
+
+  // Miss: select an implementation, then build or reuse its entry for the identity.
+  DispatchDevice where{device, std::nullopt};
+  if (device) {
+    if (DeviceRuntime* rt = find_device_runtime(device->type())) where.arch = rt->facts(device->index()).arch;
+  }
+  const int chosen = select_implementation(cls_.name(), *installed_, index, decl.name, call, ops, where);
+  const KernelType& type = *installed_->kernels[chosen].type;
+  Entry entry = type.entry_for(call);
+
+  BuiltSlot* slot = nullptr;
+  {
+    std::shared_lock lock(b->entries_mutex);
+    for (const auto& built : b->built_entries[index]) {
+      if (built->kernel_index == chosen && built->identity == entry.identity) slot = built.get();
+    }
+  }
+  if (slot == nullptr) {
+    std::shared_ptr<Kernel> kernel;
+    {
+      DeviceScope scope(device);
+      kernel = entry.factory();
+      if (!kernel) {
+        throw RuntimeError(cls_.name() + ": the factory of '" + installed_->kernels[chosen].key +
+                           "' returned no kernel for identity " + entry.identity.str());
+      }
+      if (tune_requested()) kernel->request_tune();
+    }
+    auto built = std::make_unique<BuiltSlot>(BuiltSlot{chosen, std::move(entry.identity), kernel, type.as_interface(*kernel)});
+    std::unique_lock lock(b->entries_mutex);
+    for (const auto& existing : b->built_entries[index]) {
+      if (existing->kernel_index == chosen && existing->identity == built->identity) slot = existing.get();
+    }
+    if (slot == nullptr) {
+      slot = built.get();
+      b->built_entries[index].push_back(std::move(built));
+    }
+  }
+  std::unique_lock lock(b->entries_mutex);
+  auto [it, inserted] = b->entries_by_call.try_emplace(CallKey{index, device, ops.clone(call), &ops, hash}, slot);
+  return {it->second->kernel.get(), it->second->interface};
+}
+
+std::string Op::key_for_erased(std::string_view interface, const CallSpec& call, const CallSpecOps& ops) const {
+  const int index = check_interface(cls_, interface, ops);
+  DispatchDevice where{call.device ? call.device : accelerator_current_device(), call.arch};
+  if (!where.arch && where.device) {
+    if (DeviceRuntime* rt = find_device_runtime(where.device->type())) where.arch = rt->facts(where.device->index()).arch;
+  }
+  const int chosen =
+      select_implementation(cls_.name(), *installed_, index, cls_.interfaces()[index].name, call, ops, where);
+  return installed_->kernels[chosen].key;
+}
+
+}  // namespace tileops

@@ -1,0 +1,186 @@
+// Op construction, accessors, records, tuning, enumeration and sub-op holding.
+#include "tileops/op.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "op/binding.hpp"
+#include "op/call_frame.hpp"
+#include "op/installed_kernels.hpp"
+#include "op/instance_registry.hpp"
+#include "signature/signature_plan.hpp"
+#include "tileops/errors.hpp"
+#include "tileops/logging.hpp"
+
+namespace tileops {
+
+Op::Op(const OpClass& cls, ParamMap params, Target target, std::initializer_list<std::string_view> injected)
+    : cls_(cls), plan_(cls.plan()), target_(std::move(target)) {
+  if (target_ && target_->empty()) throw ValueError(cls_.name() + ": the target name is empty");
+  // 1. The registry must exist before any call: a first call may already be inside a graph
+  //    capture, where loading plugins is not allowed.
+  load_backends();
+  for (std::string_view name : injected) {
+    const auto& allowed = cls_.injected_parameters();
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      throw TypeError(cls_.name() + ": '" + std::string(name) +
+                      "' is neither a manifest parameter nor in the class's injected_parameters");
+    }
+  }
+  // 2. Parameters are checked once, at construction, and the solved indices kept.
+  construction_ = std::make_unique<const ConstructionState>(plan_.check_construction(params));
+  // 3. The implementation table depends only on the class and the registry: resolve it now.
+  installed_ = std::make_unique<const InstalledKernels>(InstalledKernels::install(cls_));
+  // 4. The key must exist before any graph records this instance.
+  instance_key_ = register_instance(this);
+  // 5. Binding and running state start empty.
+  bindings_.push_back(std::make_unique<Binding>(cls_.interfaces().size()));
+  binding_.store(bindings_.back().get(), std::memory_order_release);
+}
+
+Op::~Op() { unregister_instance(instance_key_); }
+
+std::optional<std::string> Op::serving_target() const {
+  const Binding* b = binding_.load(std::memory_order_acquire);
+  if (!b->committed.load(std::memory_order_acquire) && selecting_thread_.load() != std::this_thread::get_id()) {
+    return std::nullopt;
+  }
+  return b->selected ? b->serving_target : std::nullopt;
+}
+
+const ParamMap& Op::params() const { return construction_->params; }
+
+SignatureCallPtr Op::last_call() const {
+  SignatureCallPtr record = last_call_.load(std::memory_order_acquire);
+  if (!record) throw RuntimeError(cls_.name() + " (" + instance_key_ + "): last_call is not available: no call has completed yet");
+  return record;
+}
+
+Roofline Op::eval_roofline() const {
+  const RooflineFigures f = plan_.eval_roofline(*last_call());
+  return {f.flops, f.bytes};
+}
+
+void Op::request_tune() {
+  tune_requested_.store(true, std::memory_order_release);
+  for (Kernel* k : iter_kernels()) k->request_tune();
+  for (Op* sub : held_delegates()) sub->request_tune();
+  const Binding* b = binding_.load(std::memory_order_acquire);
+  if (b->committed.load(std::memory_order_acquire) && b->builder) warn_target_cannot_tune();
+}
+
+void Op::warn_target_cannot_tune() {
+  if (tune_warned_.exchange(true)) return;
+  const Binding* b = binding_.load(std::memory_order_acquire);
+  log().warn("{} ({}): tuning was requested, but target '{}' serves this op and its kernels cannot be tuned",
+             cls_.name(), instance_key_, b->serving_target.value_or("?"));
+}
+
+std::optional<std::string> Op::kernel_config() const {
+  for (Kernel* k : iter_kernels()) {
+    if (auto c = k->config()) return c;
+  }
+  return std::nullopt;
+}
+
+std::vector<Kernel*> Op::iter_kernels() const {
+  std::vector<Kernel*> out;
+  std::unordered_set<Kernel*> seen;
+  auto add = [&](Kernel* k, auto& self) -> void {
+    if (k == nullptr || !seen.insert(k).second) return;
+    out.push_back(k);
+    for (Kernel* sub : k->sub_kernels()) self(sub, self);
+  };
+  {
+    const Binding* b = binding_.load(std::memory_order_acquire);
+    std::shared_lock lock(b->entries_mutex);
+    for (const auto& per_interface : b->built_entries) {
+      for (const auto& slot : per_interface) add(slot->kernel.get(), add);
+    }
+  }
+  for (Op* sub : held_delegates()) {
+    for (Kernel* k : sub->iter_kernels()) add(k, add);
+  }
+  return out;
+}
+
+std::vector<BuiltEntry> Op::built_entries(std::string_view interface) const {
+  const Binding* b = binding_.load(std::memory_order_acquire);
+  std::vector<BuiltEntry> out;
+  if (b->builder) {
+    std::shared_lock lock(b->target_mutex);
+    for (const auto& [key, kernel] : b->target_kernels) out.push_back({*b->serving_target, key.str(), nullptr});
+    std::sort(out.begin(), out.end(), [](const BuiltEntry& x, const BuiltEntry& y) { return x.identity < y.identity; });
+    return out;
+  }
+  const int index = cls_.interface_index(interface);
+  if (index < 0) {
+    throw OpNotAvailableError(cls_.name() + " has no kernel interface '" + std::string(interface) + "'");
+  }
+  std::shared_lock lock(b->entries_mutex);
+  for (const auto& slot : b->built_entries[index]) {
+    out.push_back({installed_->kernels[slot->kernel_index].key, slot->identity.str(), slot->kernel});
+  }
+  return out;
+}
+
+std::vector<Op*> Op::held_delegates() const {
+  std::shared_lock lock(delegates_mutex_);
+  std::vector<Op*> out;
+  for (const auto& decl : cls_.delegate_types()) {
+    for (const auto& held : delegates_) {
+      if (held.stage == decl.stage) out.push_back(held.op.get());
+    }
+  }
+  return out;
+}
+
+Op* Op::find_delegate(std::string_view stage, const Identity& identity) const {
+  std::shared_lock lock(delegates_mutex_);
+  for (const auto& held : delegates_) {
+    if (held.stage == stage && held.identity == identity) return held.op.get();
+  }
+  return nullptr;
+}
+
+Op* Op::hold_delegate(std::string_view stage, Identity identity, std::shared_ptr<Op> sub, bool injected) {
+  const auto& decls = cls_.delegate_types();
+  auto decl = std::find_if(decls.begin(), decls.end(), [&](const DelegateDecl& d) { return d.stage == stage; });
+  if (decl == decls.end()) {
+    std::string stages;
+    for (const auto& d : decls) stages += (stages.empty() ? "" : ", ") + d.stage;
+    throw TypeError(cls_.name() + ": delegate_for stage '" + std::string(stage) + "' is not declared; declared stages: " +
+                    (stages.empty() ? "(none)" : stages));
+  }
+  if (sub->name() != decl->op) {
+    throw TypeError(cls_.name() + ": stage '" + decl->stage + "' holds a " + decl->op + ", not a " + sub->name());
+  }
+  std::unique_lock lock(delegates_mutex_);
+  for (const auto& held : delegates_) {
+    if (held.stage == stage && held.identity == identity) return held.op.get();  // a concurrent holder won
+    if (held.op == sub) {
+      throw ValueError(cls_.name() + ": sub-op " + sub->instance_key() + " is already held under stage '" + held.stage +
+                       "' with identity " + held.identity.str() + "; it cannot also be held under stage '" +
+                       std::string(stage) + "' with identity " + identity.str());
+    }
+  }
+  Op* raw = sub.get();
+  delegates_.push_back({std::string(stage), std::move(identity), std::move(sub), injected});
+  lock.unlock();
+  if (tune_requested()) raw->request_tune();
+  return raw;
+}
+
+const std::string* Op::stage_of(const Op* sub) const {
+  std::shared_lock lock(delegates_mutex_);
+  for (const auto& held : delegates_) {
+    if (held.op.get() != sub) continue;
+    // Point into the class record, which outlives every instance and never changes.
+    for (const auto& decl : cls_.delegate_types()) {
+      if (decl.stage == held.stage) return &decl.stage;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace tileops

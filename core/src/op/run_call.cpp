@@ -1,0 +1,249 @@
+// The call entry and its seven steps, target selection, and failure undo.
+#include <algorithm>
+
+#include "op/binding.hpp"
+#include "op/call_frame.hpp"
+#include "op/graph_capture.hpp"
+#include "signature/signature_plan.hpp"
+#include "tileops/errors.hpp"
+#include "tileops/logging.hpp"
+#include "tileops/op.hpp"
+#include "backend/registry.hpp"
+
+namespace tileops {
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& item : items) s += (s.empty() ? "" : ", ") + item;
+  return s.empty() ? "(none)" : s;
+}
+
+}  // namespace
+
+// Step 4's state for one call: which binding the call runs under, and whether this call is
+// the one selecting the target (holding the selection lock until it commits or undoes).
+class Op::Selection {
+ public:
+  explicit Selection(Op& op) : op_(op) {}
+  Selection(const Selection&) = delete;
+  Selection& operator=(const Selection&) = delete;
+
+  // Non-std exceptions are not handled: whatever step 4 chose stays, as after a normal call.
+  ~Selection() { commit(); }
+
+  Binding& select(const std::optional<Device>& device) {
+    Binding* b = op_.binding_.load(std::memory_order_acquire);
+    if (b->committed.load(std::memory_order_acquire)) return *b;
+    if (op_.selecting_thread_.load() == std::this_thread::get_id()) return *b;  // re-entered during selection
+    lock_ = std::unique_lock(op_.select_mutex_);
+    b = op_.binding_.load(std::memory_order_acquire);
+    if (b->committed.load(std::memory_order_acquire)) {
+      lock_.unlock();
+      return *b;
+    }
+    op_.selecting_thread_.store(std::this_thread::get_id());
+    binding_ = b;
+    op_.select_target(*b, device);
+    return *b;
+  }
+
+  void commit() {
+    if (binding_ == nullptr) return;
+    if (binding_->selected) binding_->committed.store(true, std::memory_order_release);
+    release();
+  }
+
+  // The call failed: if it selected the target, forget the selection and everything built
+  // under it, here and in every held sub-op.
+  void undo() noexcept {
+    if (binding_ == nullptr) return;
+    const bool selected_here = binding_->selected;
+    op_.clear_binding(*binding_);
+    release();
+    if (selected_here) {
+      for (Op* sub : op_.held_delegates()) sub->reset_binding();
+    }
+  }
+
+ private:
+  void release() {
+    binding_ = nullptr;
+    op_.selecting_thread_.store(std::thread::id());
+    if (lock_.owns_lock()) lock_.unlock();
+  }
+
+  Op& op_;
+  Binding* binding_ = nullptr;
+  std::unique_lock<std::mutex> lock_;
+};
+
+OpOutputs Op::call(const CallArgs& args) {
+  if (GraphCapture* capture = GraphCapture::active()) return capture->record(*this, args);
+  return run_call_impl(args, nullptr);
+}
+
+OpOutputs Op::run_call(const CallArgs& args) { return run_call_impl(args, nullptr); }
+
+OpOutputs Op::fake_outputs(const CallArgs& meta_args) const {
+  SignatureCall record;
+  CallCheck check;
+  plan_.check_call(*construction_, meta_args, check, record);
+  return plan_.make_outputs(check, meta_args);
+}
+
+OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
+  CallFrame frame(this);  // 1. open the call
+  auto record = std::make_shared<SignatureCall>();
+  CallCheck check;
+  Selection selection(*this);
+  OpOutputs outputs;
+  try {
+    plan_.check_call(*construction_, args, check, *record);  // 2. check the signature
+    if (effect_branch != nullptr) *effect_branch = check.effect_branch;
+    const bool meta = check.device && check.device->is_meta();
+    if (check.empty_write || (meta && cls_.has_boundary())) {
+      outputs = plan_.make_outputs(check, args);  // 3. empty write / the fake of a meta call
+    } else if (meta) {
+      frame.binding = binding_.load(std::memory_order_acquire);
+      outputs = forward(args);  // a composite on meta tensors: its sub-ops take the fake path
+    } else {
+      Binding& b = selection.select(check.device);  // 4. select the target
+      frame.binding = &b;
+      outputs = b.builder ? run_target_kernel(b, check, args) : forward(args);  // 5. execute
+    }
+    plan_.check_result(check, args, outputs);  // 6. check the result
+    file_stages(frame, *record);               // 7.1 sub-op calls under their stages
+  } catch (const std::exception&) {
+    selection.undo();
+    throw;
+  }
+  selection.commit();
+  CallFrame* parent = frame.parent;
+  frame.pop();                                                // 7.2
+  last_call_.store(record, std::memory_order_release);       // 7.3
+  if (parent != nullptr) report_to(*parent, std::move(record));  // 7.4
+  return outputs;
+}
+
+void Op::file_stages(CallFrame& frame, SignatureCall& record) const {
+  if (frame.unheld_child != nullptr) {
+    throw RuntimeError(cls_.name() + " (" + instance_key_ + "): sub-op " + frame.unheld_child->instance_key() +
+                       " completed a call during this call but is not held through delegate_for, so its call cannot "
+                       "be filed under a stage");
+  }
+  if (frame.children.empty()) return;
+  for (const auto& decl : cls_.delegate_types()) {
+    StageRecord stage{decl.stage, {}};
+    for (const auto& [child, child_record] : frame.children) {
+      const std::string* s = stage_of(child);
+      if (s != nullptr && *s == decl.stage) stage.calls.push_back(child_record);
+    }
+    if (!stage.calls.empty()) record.stages.push_back(std::move(stage));
+  }
+}
+
+void Op::report_to(CallFrame& parent, SignatureCallPtr record) const {
+  if (parent.op->stage_of(this) != nullptr) {
+    parent.report(this, std::move(record));
+  } else if (parent.unheld_child == nullptr) {
+    parent.unheld_child = this;
+  }
+}
+
+void Op::select_target(Binding& b, const std::optional<Device>& device) {
+  const Target name = target_ ? target_ : default_target();
+  std::string chosen;
+  if (name) {
+    chosen = *name;
+    if (chosen != BUILTIN && !backend::target_known(chosen)) {
+      throw UnknownTargetError(cls_.name() + ": target '" + chosen + "' is not registered; registered targets: " +
+                               join(registered_targets()) + " (is its plugin loaded?)");
+    }
+  } else if (!device) {
+    return;  // nothing to detect with: this call runs unselected, the next one selects again
+  } else {
+    std::vector<std::string> claims;
+    for (const auto& [target, detect] : backend::detectors()) {
+      if ((*detect)(*device)) claims.push_back(target);
+    }
+    if (claims.size() > 1) {
+      throw AmbiguousTargetError(cls_.name() + ": targets " + join(claims) + " all claim device " + device->str() +
+                                 "; pass a target to the op or set a default target");
+    }
+    chosen = claims.empty() ? std::string(BUILTIN) : claims.front();
+  }
+  std::shared_ptr<const TargetBuilder> builder;
+  if (chosen != BUILTIN) {
+    builder = backend::find_builder(cls_.name(), chosen);
+    if (!builder && !cls_.interfaces().empty()) {
+      throw OpNotAvailableError(cls_.name() + ": target '" + chosen + "' has no kernel builder for " + cls_.name() +
+                                " (it builds: " + join(target_ops(chosen)) +
+                                "); the in-tree kernels are not used in its place");
+    }
+  }
+  b.serving_target = chosen;
+  b.builder = std::move(builder);
+  b.selected = true;
+  log().debug("{} ({}): target '{}' selected{}", cls_.name(), instance_key_, chosen,
+              device ? " for " + device->str() : std::string());
+}
+
+OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallArgs& args) {
+  TargetKey key{check.device, {}};
+  for (const Tensor& t : args.inputs) {
+    key.inputs.push_back(t.defined() ? TargetInputSlot{true, t.dtype(), t.shape()} : TargetInputSlot{});
+  }
+  const TargetKernel* kernel = nullptr;
+  {
+    std::shared_lock lock(b.target_mutex);
+    auto it = b.target_kernels.find(key);
+    if (it != b.target_kernels.end()) kernel = &it->second;
+  }
+  if (kernel == nullptr) {
+    std::vector<std::optional<TensorSpec>> specs;
+    for (const Tensor& t : args.inputs) {
+      specs.push_back(t.defined() ? std::optional<TensorSpec>(TensorSpec::of(t)) : std::nullopt);
+    }
+    TargetKernel built = (*b.builder)(specs, construction_->params);
+    if (!built) {
+      throw BackendError(cls_.name() + ": target '" + *b.serving_target + "' returned an empty kernel for " + key.str());
+    }
+    if (tune_requested()) warn_target_cannot_tune();
+    std::unique_lock lock(b.target_mutex);
+    kernel = &b.target_kernels.try_emplace(std::move(key), std::move(built)).first->second;
+  }
+  // The target may assume every unwritten input is contiguous.
+  boost::container::small_vector<Tensor, 6> inputs(args.inputs.begin(), args.inputs.end());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].defined() && !check.written[i] && !inputs[i].is_contiguous()) inputs[i] = inputs[i].contiguous();
+  }
+  return (*kernel)(CallArgs{inputs, args.out});
+}
+
+void Op::clear_binding(Binding& b) {
+  b.selected = false;
+  b.serving_target.reset();
+  b.builder.reset();
+  {
+    std::unique_lock lock(b.entries_mutex);
+    b.entries_by_call.clear();
+    for (auto& per_interface : b.built_entries) per_interface.clear();
+  }
+  std::unique_lock lock(b.target_mutex);
+  b.target_kernels.clear();
+}
+
+void Op::reset_binding() {
+  {
+    std::unique_lock lock(select_mutex_, std::defer_lock);
+    if (selecting_thread_.load() != std::this_thread::get_id()) lock.lock();
+    // A committed binding may still be read by a cached call on another thread: retire it
+    // (kept until the op dies) and start from a fresh one.
+    bindings_.push_back(std::make_unique<Binding>(cls_.interfaces().size()));
+    binding_.store(bindings_.back().get(), std::memory_order_release);
+  }
+  for (Op* sub : held_delegates()) sub->reset_binding();
+}
+
+}  // namespace tileops
