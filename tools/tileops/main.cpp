@@ -12,6 +12,7 @@ using tileops::cli::Command;
 
 const Command kCommands[] = {
     {"info", "print the version, the config in effect, the plugin path and the devices", tileops::cli::run_info},
+    {"validate", "check manifest files (default: the built-in manifests); one line per problem", tileops::cli::run_validate},
 };
 
 void print_usage(std::ostream& os) {
