@@ -9,7 +9,7 @@ using namespace tileops;
 using namespace tileops::test;
 
 TEST_CASE("Table 2 row 1: op(...) of an op with boundary operators runs the body through run_call") {
-  ScaleTestOp op(2.0);
+  ScaleTestFwdOp op(2.0);
   const Tensor y = op(ramp(3));
   CHECK(y.to_doubles() == std::vector<double>{2, 4, 6});
   CHECK(op.forward_runs == 1);
@@ -17,16 +17,16 @@ TEST_CASE("Table 2 row 1: op(...) of an op with boundary operators runs the body
 }
 
 TEST_CASE("Table 2 row 2: a composite without boundary operators binds its arguments and runs run_call") {
-  ChainTestOp chain;
+  ChainTestFwdOp chain;
   const Tensor y = chain(ramp(2));
   CHECK(y.to_doubles() == std::vector<double>{6, 12});
   CHECK(chain.forward_runs == 1);
-  CHECK(chain.last_call()->op == "ChainTestOp");
+  CHECK(chain.last_call()->op == "ChainTestFwdOp");
 }
 
 TEST_CASE("Table 2 row 3: an eager call on meta tensors runs the fake: check, record, outputs by the signature") {
   counters().reset();
-  ScaleTestOp op(2.0);
+  ScaleTestFwdOp op(2.0);
   const Tensor x = Tensor::empty({5, 7}, DType::bfloat16, Device::meta());
   const Tensor y = op(x);
   CHECK(y.device().is_meta());
@@ -40,7 +40,7 @@ TEST_CASE("Table 2 row 3: an eager call on meta tensors runs the fake: check, re
 }
 
 TEST_CASE("Table 2 row 4: a captured composite is not entered; its sub-ops' calls become graph nodes") {
-  auto chain = std::make_unique<ChainTestOp>();
+  auto chain = std::make_unique<ChainTestFwdOp>();
   const TensorSpec spec{Device::cpu(), DType::float32, Shape{3}};
   const Graph graph = Graph::capture(std::span(&spec, 1), [&](std::span<const Tensor> in) {
     return std::vector<Tensor>{(*chain)(in[0])};
@@ -49,7 +49,7 @@ TEST_CASE("Table 2 row 4: a captured composite is not entered; its sub-ops' call
   CHECK_THROWS_AS(chain->last_call(), RuntimeError);  // run_call was not entered
   REQUIRE(graph.nodes().size() == 2);
   CHECK(graph.nodes()[0].instance_key == chain->first().instance_key());
-  CHECK(graph.nodes()[0].operator_name.rfind("tileops::testing_scale_test_op", 0) == 0);
+  CHECK(graph.nodes()[0].operator_name.rfind("tileops::testing_scale_test_fwd", 0) == 0);
   CHECK(graph.nodes()[1].instance_key == chain->second().instance_key());
 
   const Tensor x = ramp(3);
@@ -60,7 +60,7 @@ TEST_CASE("Table 2 row 4: a captured composite is not entered; its sub-ops' call
 }
 
 TEST_CASE("a graph keeps real tensors passed during capture as constants") {
-  ScaleTestOp op(1.0);
+  ScaleTestFwdOp op(1.0);
   const Tensor bias = ramp(3);
   const TensorSpec spec{Device::cpu(), DType::float32, Shape{3}};
   const Graph graph = Graph::capture(std::span(&spec, 1), [&](std::span<const Tensor> in) {
@@ -73,7 +73,7 @@ TEST_CASE("a graph keeps real tensors passed during capture as constants") {
 }
 
 TEST_CASE("Table 3 step 2: a call that fails its signature check runs nothing") {
-  ScaleTestOp op;
+  ScaleTestFwdOp op;
   CHECK_THROWS_AS(op(ramp(3), ramp(4)), ValueError);  // bias [4] against x [3]
   CHECK_THROWS_AS(op(ramp(3, DType::int32)), TypeError);
   CHECK(op.forward_runs == 0);
@@ -83,7 +83,7 @@ TEST_CASE("Table 3 step 2: a call that fails its signature check runs nothing") 
 
 TEST_CASE("Table 3 step 3: when every written tensor is empty no implementation runs and no target is selected") {
   counters().reset();
-  ScaleTestOp op;
+  ScaleTestFwdOp op;
   const Tensor y = op(Tensor::empty({0, 4}, DType::float16));
   CHECK(y.shape() == Shape{0, 4});
   CHECK(y.dtype() == DType::float16);
@@ -94,7 +94,7 @@ TEST_CASE("Table 3 step 3: when every written tensor is empty no implementation 
 }
 
 TEST_CASE("Table 3 steps 4 and 5: the first call that runs an implementation selects the target") {
-  ScaleTestOp op;
+  ScaleTestFwdOp op;
   CHECK_FALSE(op.serving_target().has_value());
   op(ramp(2));
   CHECK(op.serving_target() == std::string(BUILTIN));
@@ -114,8 +114,8 @@ class WrongShape final : public Kernel, public ScaleInterface {
 
 TEST_CASE("Table 3 step 6: an implementation that breaks the signature fails the call") {
   Registrar reg("test");
-  reg.register_kernel_type<WrongShape>("ScaleTestOp", "wrong_shape");
-  ScaleTestOp op;
+  reg.register_kernel_type<WrongShape>("ScaleTestFwdOp", "wrong_shape");
+  ScaleTestFwdOp op;
   op(Tensor::empty({0}, DType::float32));  // an empty write succeeds without the kernel
   const auto before = op.last_call();
   CHECK_THROWS_WITH_AS(op(ramp(2)), doctest::Contains("'y'"), RuntimeError);
@@ -123,10 +123,10 @@ TEST_CASE("Table 3 step 6: an implementation that breaks the signature fails the
 }
 
 TEST_CASE("Table 3 step 7: the record keeps shapes, dtypes, indices and becomes last_call") {
-  ScaleTestOp op(2.0);
+  ScaleTestFwdOp op(2.0);
   op(ramp(3), ramp(3));
   const SignatureCallPtr rec = op.last_call();
-  CHECK(rec->op == "ScaleTestOp");
+  CHECK(rec->op == "ScaleTestFwdOp");
   CHECK(rec->device == Device::cpu());
   REQUIRE(rec->tensor("bias") != nullptr);
   CHECK(rec->tensor("x")->dtype == DType::float32);
@@ -139,7 +139,7 @@ TEST_CASE("Table 3 step 7: the record keeps shapes, dtypes, indices and becomes 
 }
 
 TEST_CASE("Table 3 steps 1 and 7: sub-op calls are filed under their stages in the parent's record") {
-  ChainTestOp chain;
+  ChainTestFwdOp chain;
   chain(ramp(4));
   const SignatureCallPtr rec = chain.last_call();
   REQUIRE(rec->stages.size() == 2);
@@ -151,8 +151,8 @@ TEST_CASE("Table 3 steps 1 and 7: sub-op calls are filed under their stages in t
 }
 
 TEST_CASE("a sub-op not held through delegate_for fails the parent call") {
-  ChainTestOp chain;
-  ScaleTestOp stray;
+  ChainTestFwdOp chain;
+  ScaleTestFwdOp stray;
   chain.stray = &stray;
   CHECK_THROWS_WITH_AS(chain(ramp(2)), doctest::Contains("is not held through delegate_for"), RuntimeError);
   CHECK_THROWS_AS(chain.last_call(), RuntimeError);

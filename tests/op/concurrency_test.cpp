@@ -14,8 +14,8 @@ using namespace tileops::test;
 TEST_CASE("8 threads x 10000 calls on shared instances, failing calls mixed in") {
   constexpr int kThreads = 8;
   constexpr int kCalls = 10000;
-  ScaleTestOp scale(2.0);
-  ChainTestOp chain;
+  ScaleTestFwdOp scale(2.0);
+  ChainTestFwdOp chain;
   const Tensor good = ramp(4);
   const Tensor good_half = ramp(4, DType::float16);
   const Tensor mismatched_bias = ramp(5);
@@ -45,7 +45,7 @@ TEST_CASE("8 threads x 10000 calls on shared instances, failing calls mixed in")
             }
             default: {
               const auto rec = scale.last_call();
-              if (rec->op != "ScaleTestOp") ++wrong;
+              if (rec->op != "ScaleTestFwdOp") ++wrong;
               break;
             }
           }
@@ -66,7 +66,7 @@ TEST_CASE("8 threads x 10000 calls on shared instances, failing calls mixed in")
 TEST_CASE("concurrent first calls select the target once") {
   counters().reset();
   for (int round = 0; round < 20; ++round) {
-    ScaleTestOp op(1.0);
+    ScaleTestFwdOp op(1.0);
     std::vector<std::thread> threads;
     for (int t = 0; t < 8; ++t) threads.emplace_back([&] { op(ramp(3)); });
     for (auto& th : threads) th.join();

@@ -58,22 +58,22 @@ class GeneralWithPreference final : public Kernel, public ScaleInterface {
 };
 
 OpClass::Builder scale_class() {
-  return std::move(OpClass::define("ScaleTestOp").plan(test_plan("ScaleTestOp")).interface<ScaleInterface>("scale"));
+  return std::move(OpClass::define("ScaleTestFwdOp").plan(test_plan("ScaleTestFwdOp")).interface<ScaleInterface>("scale"));
 }
 
 }  // namespace
 
 TEST_CASE("Table 1 row 2: parameters are checked at construction and defaults filled in") {
-  ScaleTestOp op;
+  ScaleTestFwdOp op;
   CHECK(op.params().at("scale") == Value(1.0));
-  CHECK_THROWS_WITH_AS(ScaleTestOp(-2.0), doctest::Contains("scale > 0"), ValueError);
+  CHECK_THROWS_WITH_AS(ScaleTestFwdOp(-2.0), doctest::Contains("scale > 0"), ValueError);
 }
 
 TEST_CASE("Table 1 row 3: registered kernel types enter instances constructed after registration") {
-  ScaleTestOp before;
+  ScaleTestFwdOp before;
   Registrar reg("test");
-  reg.register_kernel_type<ScaleShort>("ScaleTestOp", "scale_short");
-  ScaleTestOp after;
+  reg.register_kernel_type<ScaleShort>("ScaleTestFwdOp", "scale_short");
+  ScaleTestFwdOp after;
   ScaleCall call;
   call.device = Device::cpu();
   call.n = 4;
@@ -85,47 +85,47 @@ TEST_CASE("Table 1 row 3: registered kernel types enter instances constructed af
 
 TEST_CASE("Table 1 row 3: a registered key equal to an in-tree key fails construction") {
   Registrar reg("vendor");
-  reg.register_kernel_type<ScaleShort>("ScaleTestOp", "scale_reference");
-  CHECK_THROWS_WITH_AS(ScaleTestOp(), doctest::Contains("reuse keys it has"), ValueError);
+  reg.register_kernel_type<ScaleShort>("ScaleTestFwdOp", "scale_reference");
+  CHECK_THROWS_WITH_AS(ScaleTestFwdOp(), doctest::Contains("reuse keys it has"), ValueError);
 }
 
 TEST_CASE("registering the same key twice under one op is a BackendError") {
   Registrar reg("vendor");
-  reg.register_kernel_type<ScaleShort>("ScaleTestOp", "scale_short");
-  CHECK_THROWS_WITH_AS(reg.register_kernel_type<ScaleShort>("ScaleTestOp", "scale_short"),
+  reg.register_kernel_type<ScaleShort>("ScaleTestFwdOp", "scale_short");
+  CHECK_THROWS_WITH_AS(reg.register_kernel_type<ScaleShort>("ScaleTestFwdOp", "scale_short"),
                        doctest::Contains("already has a kernel type under key 'scale_short'"), BackendError);
 }
 
 TEST_CASE("Table 1 row 3: a key implementing none of the op's interfaces fails construction") {
   static const OpClass cls = scale_class().kernel_type<ScaleReference>("scale_reference").kernel_type<OtherKernel>("other").build();
-  CHECK_THROWS_WITH_AS(ScaleTestOp(cls, 1.0, {}), doctest::Contains("keys implement none of its kernel interfaces"),
+  CHECK_THROWS_WITH_AS(ScaleTestFwdOp(cls, 1.0, {}), doctest::Contains("keys implement none of its kernel interfaces"),
                        TypeError);
 }
 
 TEST_CASE("Table 1 row 3: two general implementations of one interface fail construction") {
   static const OpClass cls =
       scale_class().kernel_type<ScaleReference>("scale_reference").kernel_type<ExtraScale<1, true>>("general_two").build();
-  CHECK_THROWS_WITH_AS(ScaleTestOp(cls, 1.0, {}), doctest::Contains("has more than one general implementation"),
+  CHECK_THROWS_WITH_AS(ScaleTestFwdOp(cls, 1.0, {}), doctest::Contains("has more than one general implementation"),
                        ValueError);
 }
 
 TEST_CASE("Table 1 row 3: preferred_over must name another key of the same interface") {
   static const OpClass cls = scale_class().kernel_type<PrefersOther>("prefers_other").build();
-  CHECK_THROWS_WITH_AS(ScaleTestOp(cls, 1.0, {}), doctest::Contains("is preferred over 'other_key'"), ValueError);
+  CHECK_THROWS_WITH_AS(ScaleTestFwdOp(cls, 1.0, {}), doctest::Contains("is preferred over 'other_key'"), ValueError);
 }
 
 TEST_CASE("Table 1 row 3: a general implementation may not declare preferred_over") {
   static const OpClass cls = scale_class().kernel_type<GeneralWithPreference>("general_pref").kernel_type<ExtraScale<2>>("scale_reference").build();
-  CHECK_THROWS_WITH_AS(ScaleTestOp(cls, 1.0, {}), doctest::Contains("declares preferred_over"), ValueError);
+  CHECK_THROWS_WITH_AS(ScaleTestFwdOp(cls, 1.0, {}), doctest::Contains("declares preferred_over"), ValueError);
 }
 
 TEST_CASE("Table 1 row 3: preferences that form a cycle fail construction") {
   static const OpClass cls = scale_class().kernel_type<CycleKernel<0>>("cycle_a").kernel_type<CycleKernel<1>>("cycle_b").build();
-  CHECK_THROWS_WITH_AS(ScaleTestOp(cls, 1.0, {}), doctest::Contains("preferences form a cycle through"), ValueError);
+  CHECK_THROWS_WITH_AS(ScaleTestFwdOp(cls, 1.0, {}), doctest::Contains("preferences form a cycle through"), ValueError);
 }
 
 TEST_CASE("an op class holding kernel types without interfaces is rejected when defined") {
-  CHECK_THROWS_WITH_AS(OpClass::define("ScaleTestOp").plan(test_plan("ScaleTestOp")).kernel_type<ScaleReference>("r").build(),
+  CHECK_THROWS_WITH_AS(OpClass::define("ScaleTestFwdOp").plan(test_plan("ScaleTestFwdOp")).kernel_type<ScaleReference>("r").build(),
                        doctest::Contains("declare interfaces instead"), TypeError);
 }
 
@@ -147,17 +147,17 @@ TEST_CASE("compile-time contracts: implementations derive Kernel and one interfa
 TEST_CASE("Table 1 row 4: every instance gets a key never reused in the process") {
   std::string first;
   {
-    ScaleTestOp op;
+    ScaleTestFwdOp op;
     first = op.instance_key();
-    CHECK(first.rfind("ScaleTestOp#", 0) == 0);
+    CHECK(first.rfind("ScaleTestFwdOp#", 0) == 0);
   }
-  ScaleTestOp again;
+  ScaleTestFwdOp again;
   CHECK(again.instance_key() != first);
 }
 
 TEST_CASE("Table 1 rows 3 and 5: construction builds empty caches, selects nothing and builds no kernel") {
   counters().reset();
-  ScaleTestOp op;
+  ScaleTestFwdOp op;
   CHECK_FALSE(op.serving_target().has_value());
   CHECK(op.built_entries("scale").empty());
   CHECK(op.held_delegates().empty());
@@ -167,22 +167,22 @@ TEST_CASE("Table 1 rows 3 and 5: construction builds empty caches, selects nothi
 }
 
 TEST_CASE("construction does not probe devices: a target for a device type without a runtime is accepted") {
-  ScaleTestOp op(1.0, "nowhere_target");
+  ScaleTestFwdOp op(1.0, "nowhere_target");
   CHECK(op.target() == "nowhere_target");
   CHECK_FALSE(op.serving_target().has_value());
 }
 
 TEST_CASE("injected_parameters is an allowlist of extra constructor arguments") {
-  CHECK_NOTHROW(ChainTestOp({}, std::make_shared<ScaleTestOp>(2.0)));
-  struct Probe : ScaleTestOp {
+  CHECK_NOTHROW(ChainTestFwdOp({}, std::make_shared<ScaleTestFwdOp>(2.0)));
+  struct Probe : ScaleTestFwdOp {
     Probe() { check_injected_parameter("experts"); }
   };
   CHECK_THROWS_WITH_AS(Probe(), doctest::Contains("'experts' is neither a manifest parameter nor in"), TypeError);
 }
 
 TEST_CASE("compile_op_names: ops with a call-time tensor input and no composition get boundary operators") {
-  CHECK_FALSE(ScaleTestOp::op_class().compile_op_names().empty());
-  CHECK(ScaleTestOp::op_class().compile_op_names().front().rfind("tileops::testing_scale_test_op", 0) == 0);
-  CHECK(ChainTestOp::op_class().compile_op_names().empty());  // composite
-  CHECK(FillTestOp::op_class().compile_op_names().empty());   // no tensor input
+  CHECK_FALSE(ScaleTestFwdOp::op_class().compile_op_names().empty());
+  CHECK(ScaleTestFwdOp::op_class().compile_op_names().front().rfind("tileops::testing_scale_test_fwd", 0) == 0);
+  CHECK(ChainTestFwdOp::op_class().compile_op_names().empty());  // composite
+  CHECK(FillTestFwdOp::op_class().compile_op_names().empty());   // no tensor input
 }

@@ -31,9 +31,9 @@ Tensor negative() { return Tensor::from_doubles(std::vector<double>{-1, 2}, std:
 
 TEST_CASE("Table 6 row 1: a failing call that selected the target undoes the selection and drops its kernels") {
   Registrar reg("test");
-  reg.register_kernel_type<FailOnNegative>("ScaleTestOp", "fail_on_negative");
+  reg.register_kernel_type<FailOnNegative>("ScaleTestFwdOp", "fail_on_negative");
   counters().reset();
-  ScaleTestOp op(2.0);
+  ScaleTestFwdOp op(2.0);
   CHECK_THROWS_WITH_AS(op(negative()), doctest::Contains("negative input"), RuntimeError);
   CHECK_FALSE(op.serving_target().has_value());
   CHECK(op.built_entries("scale").empty());
@@ -46,8 +46,8 @@ TEST_CASE("Table 6 row 1: a failing call that selected the target undoes the sel
 
 TEST_CASE("Table 6 row 2: a failing call after an earlier selection keeps the target, the kernels and last_call") {
   Registrar reg("test");
-  reg.register_kernel_type<FailOnNegative>("ScaleTestOp", "fail_on_negative");
-  ScaleTestOp op(2.0);
+  reg.register_kernel_type<FailOnNegative>("ScaleTestFwdOp", "fail_on_negative");
+  ScaleTestFwdOp op(2.0);
   op(ramp(2));
   const SignatureCallPtr good = op.last_call();
   const auto entries = op.built_entries("scale");
@@ -59,9 +59,9 @@ TEST_CASE("Table 6 row 2: a failing call after an earlier selection keeps the ta
 
 TEST_CASE("undo travels into held sub-ops; the parent keeps holding them and its records") {
   Registrar reg("test");
-  reg.register_kernel_type<FailOnNegative>("ScaleTestOp", "fail_on_negative");
-  ChainTestOp chain;
-  ScaleTestOp* first = &chain.first();
+  reg.register_kernel_type<FailOnNegative>("ScaleTestFwdOp", "fail_on_negative");
+  ChainTestFwdOp chain;
+  ScaleTestFwdOp* first = &chain.first();
   first->operator()(ramp(2));  // the sub-op selects its own target in its own earlier call
   CHECK(first->serving_target() == std::string(BUILTIN));
   CHECK_THROWS_AS(chain(negative()), RuntimeError);
@@ -73,8 +73,8 @@ TEST_CASE("undo travels into held sub-ops; the parent keeps holding them and its
 }
 
 TEST_CASE("written tensor contents are not restored on failure") {
-  struct WritesThenFails : ScaleTestOp {
-    using ScaleTestOp::ScaleTestOp;
+  struct WritesThenFails : ScaleTestFwdOp {
+    using ScaleTestFwdOp::ScaleTestFwdOp;
     OpOutputs forward(const CallArgs& args) override {
       args.inputs[0].set(0, 42.0);
       throw ValueError("fails after writing");
@@ -88,12 +88,12 @@ TEST_CASE("written tensor contents are not restored on failure") {
 
 TEST_CASE("exceptions that do not derive std::exception are not handled: the selection stays") {
   Registrar reg("test");
-  reg.register_kernel_type<FailOnNegative>("ScaleTestOp", "fail_on_negative");
-  ScaleTestOp op(1.0);
+  reg.register_kernel_type<FailOnNegative>("ScaleTestFwdOp", "fail_on_negative");
+  ScaleTestFwdOp op(1.0);
   const Tensor x = Tensor::from_doubles(std::vector<double>{99}, std::vector<std::int64_t>{1}, DType::float32);
   CHECK_THROWS_AS(op(x), int);
   CHECK(op.serving_target() == std::string(BUILTIN));
   CHECK_THROWS_AS(op.last_call(), RuntimeError);
   op(ramp(1));  // the call stack was popped: a new call works
-  CHECK(op.last_call()->op == "ScaleTestOp");
+  CHECK(op.last_call()->op == "ScaleTestFwdOp");
 }

@@ -69,7 +69,7 @@ ScaleCall cpu_call(std::int64_t n) {
 
 TEST_CASE("a cache hit is one lookup: dispatch (refusal) runs once per distinct call spec") {
   counters().reset();
-  ScaleTestOp op(2.0);
+  ScaleTestFwdOp op(2.0);
   op(ramp(3));
   op(ramp(3));
   op(ramp(3));
@@ -80,7 +80,7 @@ TEST_CASE("a cache hit is one lookup: dispatch (refusal) runs once per distinct 
 
 TEST_CASE("calls with the same identity share one entry; another identity builds another") {
   counters().reset();
-  ScaleTestOp op(2.0);
+  ScaleTestFwdOp op(2.0);
   op(ramp(3));
   op(ramp(5));  // n differs, identity (dtype, scale) does not
   CHECK(counters().builds == 1);
@@ -93,16 +93,16 @@ TEST_CASE("calls with the same identity share one entry; another identity builds
 }
 
 TEST_CASE("built_entries of an interface the op does not declare is OpNotAvailableError") {
-  ScaleTestOp op(1.0);
+  ScaleTestFwdOp op(1.0);
   op(ramp(1));
   CHECK_THROWS_AS(op.built_entries("no_such_interface"), OpNotAvailableError);
 }
 
 TEST_CASE("applicability and precedence select exactly one implementation") {
   Registrar reg("test");
-  reg.register_kernel_type<ScaleShort>("ScaleTestOp", "scale_short");
-  reg.register_kernel_type<ScaleShortPreferred>("ScaleTestOp", "scale_shortest");
-  ScaleTestOp op;
+  reg.register_kernel_type<ScaleShort>("ScaleTestFwdOp", "scale_short");
+  reg.register_kernel_type<ScaleShortPreferred>("ScaleTestFwdOp", "scale_shortest");
+  ScaleTestFwdOp op;
   CHECK(op.key_for("scale", cpu_call(4)) == "scale_shortest");   // both apply; preferred_over decides
   CHECK(op.key_for("scale", cpu_call(12)) == "scale_short");     // only scale_short applies
   CHECK(op.key_for("scale", cpu_call(100)) == "scale_reference");  // the general one serves the rest
@@ -110,9 +110,9 @@ TEST_CASE("applicability and precedence select exactly one implementation") {
 
 TEST_CASE("two applicable implementations without precedence: dispatch is ambiguous") {
   Registrar reg("test");
-  reg.register_kernel_type<ScaleShort>("ScaleTestOp", "scale_short");
-  reg.register_kernel_type<ScaleShortTwin>("ScaleTestOp", "scale_twin");
-  ScaleTestOp op;
+  reg.register_kernel_type<ScaleShort>("ScaleTestFwdOp", "scale_short");
+  reg.register_kernel_type<ScaleShortTwin>("ScaleTestFwdOp", "scale_twin");
+  ScaleTestFwdOp op;
   CHECK_THROWS_WITH_AS(op.key_for("scale", cpu_call(4)), doctest::Contains("dispatch is ambiguous"), ValueError);
   CHECK_THROWS_WITH_AS(op.key_for("scale", cpu_call(4)), doctest::Contains("scale_short, scale_twin"), ValueError);
   CHECK(op.key_for("scale", cpu_call(100)) == "scale_reference");
@@ -121,7 +121,7 @@ TEST_CASE("two applicable implementations without precedence: dispatch is ambigu
 TEST_CASE("no key runs on the device type: in-tree kernels do not run on it") {
   Registrar reg("test");
   reg.register_device_runtime(std::make_shared<HostRuntime>("gpu_t", 1, false, 80));
-  ScaleTestOp op;
+  ScaleTestFwdOp op;
   ScaleCall call;
   call.device = Device::parse("gpu_t:0");
   CHECK_THROWS_WITH_AS(op.key_for("scale", call), doctest::Contains("in-tree kernels do not run on gpu_t:0"),
@@ -131,8 +131,8 @@ TEST_CASE("no key runs on the device type: in-tree kernels do not run on it") {
 TEST_CASE("availability filters by device type and architecture; key_for accepts explicit device facts") {
   Registrar reg("test");
   reg.register_device_runtime(std::make_shared<HostRuntime>("gpu_t", 1, false, 80));
-  reg.register_kernel_type<ScaleHopper>("ScaleTestOp", "scale_hopper");
-  ScaleTestOp op;
+  reg.register_kernel_type<ScaleHopper>("ScaleTestFwdOp", "scale_hopper");
+  ScaleTestFwdOp op;
   ScaleCall call;
   call.device = Device::parse("gpu_t:0");
   call.arch = 90;
@@ -146,8 +146,8 @@ TEST_CASE("availability filters by device type and architecture; key_for accepts
 }
 
 TEST_CASE("a call spec passed to kernel_for may not state device facts") {
-  struct StatesArch : ScaleTestOp {
-    using ScaleTestOp::ScaleTestOp;
+  struct StatesArch : ScaleTestFwdOp {
+    using ScaleTestFwdOp::ScaleTestFwdOp;
     OpOutputs forward(const CallArgs& args) override {
       ScaleCall call;
       call.device = Device::cpu();
@@ -161,8 +161,8 @@ TEST_CASE("a call spec passed to kernel_for may not state device facts") {
 }
 
 TEST_CASE("kernel_for names an interface the op does not declare: OpNotAvailableError") {
-  struct WrongName : ScaleTestOp {
-    using ScaleTestOp::ScaleTestOp;
+  struct WrongName : ScaleTestFwdOp {
+    using ScaleTestFwdOp::ScaleTestFwdOp;
     OpOutputs forward(const CallArgs& args) override {
       return {kernel_for<ScaleInterface>("scale_v2", ScaleCall{}).forward(args.inputs[0], Tensor())};
     }
@@ -176,8 +176,8 @@ TEST_CASE("kernel_for with a call spec of another type is a TypeError naming the
     int x = 0;
     auto fields() const { return std::tie(x); }
   };
-  struct WrongType : ScaleTestOp {
-    using ScaleTestOp::ScaleTestOp;
+  struct WrongType : ScaleTestFwdOp {
+    using ScaleTestFwdOp::ScaleTestFwdOp;
     OpOutputs forward(const CallArgs&) override {
       OtherCall call;
       call.device = Device::cpu();
@@ -193,9 +193,9 @@ TEST_CASE("a call spec without a device gets the accelerator's current device, a
   auto accel = std::make_shared<HostRuntime>("accel_t", 2, true);
   Registrar reg("test");
   reg.register_device_runtime(accel);
-  reg.register_kernel_type<AccelKernel>("ScaleTestOp", "accel");
-  struct NoDevice : ScaleTestOp {
-    using ScaleTestOp::ScaleTestOp;
+  reg.register_kernel_type<AccelKernel>("ScaleTestFwdOp", "accel");
+  struct NoDevice : ScaleTestFwdOp {
+    using ScaleTestFwdOp::ScaleTestFwdOp;
     OpOutputs forward(const CallArgs& args) override {
       ScaleCall call;  // no device
       call.n = args.inputs[0].numel();

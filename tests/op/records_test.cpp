@@ -30,7 +30,7 @@ class LogCapture {
 }  // namespace
 
 TEST_CASE("last_call raises before any completed call; eval_roofline evaluates it") {
-  ScaleTestOp op;
+  ScaleTestFwdOp op;
   CHECK_THROWS_WITH_AS(op.eval_roofline(), doctest::Contains("no call has completed yet"), RuntimeError);
   op(Tensor::zeros({4, 8}, DType::float16));
   const Roofline r = op.eval_roofline();
@@ -40,7 +40,7 @@ TEST_CASE("last_call raises before any completed call; eval_roofline evaluates i
 
 TEST_CASE("request_tune tunes built kernels now and kernels built later right after building") {
   counters().reset();
-  ScaleTestOp op(1.0);
+  ScaleTestFwdOp op(1.0);
   op(ramp(2));
   CHECK(counters().tunes == 0);
   op.request_tune();
@@ -53,7 +53,7 @@ TEST_CASE("request_tune tunes built kernels now and kernels built later right af
 
 TEST_CASE("request_tune reaches held sub-ops, including ones held afterwards") {
   counters().reset();
-  ChainTestOp chain;
+  ChainTestFwdOp chain;
   chain.request_tune();
   CHECK(chain.first().tune_requested());
   CHECK(chain.second().tune_requested());
@@ -65,11 +65,11 @@ TEST_CASE("a target serving the op cannot be tuned: the op warns once") {
   Registrar reg("tune_test");
   reg.register_device_runtime(std::make_shared<HostRuntime>("tune_t", 1, false));
   reg.register_detector("tune_t", [](const Device& d) { return d.type().name() == "tune_t"; });
-  reg.register_kernel_builder("ScaleTestOp", "tune_t", [](auto, const ParamMap&) -> TargetKernel {
+  reg.register_kernel_builder("ScaleTestFwdOp", "tune_t", [](auto, const ParamMap&) -> TargetKernel {
     return [](const CallArgs& args) -> OpOutputs { return {args.inputs[0].clone()}; };
   });
   LogCapture logs;
-  ScaleTestOp op;
+  ScaleTestFwdOp op;
   op(ramp(2).to(Device::parse("tune_t:0")));
   op.request_tune();
   op.request_tune();
@@ -80,14 +80,14 @@ TEST_CASE("a target serving the op cannot be tuned: the op warns once") {
 }
 
 TEST_CASE("kernel_config returns the first configured kernel's configuration") {
-  ScaleTestOp op(3.0);
+  ScaleTestFwdOp op(3.0);
   CHECK_FALSE(op.kernel_config().has_value());
   op(ramp(2));
   CHECK(op.kernel_config() == "reference scale=3.000000");
 }
 
 TEST_CASE("held_delegates lists sub-ops in stage order; iter_kernels includes theirs") {
-  ChainTestOp chain;
+  ChainTestFwdOp chain;
   const auto held = chain.held_delegates();
   REQUIRE(held.size() == 2);
   CHECK(held[0] == &chain.first());
@@ -97,8 +97,8 @@ TEST_CASE("held_delegates lists sub-ops in stage order; iter_kernels includes th
 }
 
 TEST_CASE("delegate_for: built sub-ops inherit the target, injected ones keep theirs") {
-  auto injected = std::make_shared<ScaleTestOp>(2.0, std::string(BUILTIN));
-  ChainTestOp chain("some_target", injected);
+  auto injected = std::make_shared<ScaleTestFwdOp>(2.0, std::string(BUILTIN));
+  ChainTestFwdOp chain("some_target", injected);
   CHECK(&chain.first() == injected.get());
   CHECK(chain.first().target() == std::string(BUILTIN));
   CHECK(chain.second().target() == "some_target");
@@ -106,10 +106,10 @@ TEST_CASE("delegate_for: built sub-ops inherit the target, injected ones keep th
 
 namespace {
 
-struct HoldingProbe : ChainTestOp {
-  using ChainTestOp::ChainTestOp;
-  ScaleTestOp& hold(std::string_view stage, Identity id, std::shared_ptr<ScaleTestOp> given = nullptr) {
-    return delegate_for<ScaleTestOp>(stage, std::move(id), std::move(given), 5.0);
+struct HoldingProbe : ChainTestFwdOp {
+  using ChainTestFwdOp::ChainTestFwdOp;
+  ScaleTestFwdOp& hold(std::string_view stage, Identity id, std::shared_ptr<ScaleTestFwdOp> given = nullptr) {
+    return delegate_for<ScaleTestFwdOp>(stage, std::move(id), std::move(given), 5.0);
   }
 };
 
@@ -117,9 +117,9 @@ struct HoldingProbe : ChainTestOp {
 
 TEST_CASE("delegate_for holds one instance per (stage, identity)") {
   HoldingProbe chain;
-  ScaleTestOp& a = chain.hold("first", Identity::of(std::int64_t{8}));
-  ScaleTestOp& b = chain.hold("first", Identity::of(std::int64_t{8}));
-  ScaleTestOp& c = chain.hold("first", Identity::of(std::int64_t{16}));
+  ScaleTestFwdOp& a = chain.hold("first", Identity::of(std::int64_t{8}));
+  ScaleTestFwdOp& b = chain.hold("first", Identity::of(std::int64_t{8}));
+  ScaleTestFwdOp& c = chain.hold("first", Identity::of(std::int64_t{16}));
   CHECK(&a == &b);
   CHECK(&a != &c);
   CHECK(chain.held_delegates().size() == 4);
@@ -127,7 +127,7 @@ TEST_CASE("delegate_for holds one instance per (stage, identity)") {
 
 TEST_CASE("delegate_for rejects one instance under two keys, undeclared stages and wrong classes") {
   HoldingProbe chain;
-  auto shared = std::make_shared<ScaleTestOp>(1.0);
+  auto shared = std::make_shared<ScaleTestFwdOp>(1.0);
   chain.hold("first", Identity::of(std::int64_t{1}), shared);
   CHECK_THROWS_WITH_AS(chain.hold("second", Identity::of(std::int64_t{1}), shared),
                        doctest::Contains("is already held under stage 'first'"), ValueError);

@@ -25,12 +25,12 @@ struct AcmeTarget {
     reg.register_device_runtime(std::make_shared<HostRuntime>("acme_t", 2, false));
     reg.register_detector("acme_t", [](const Device& d) { return d.type().name() == "acme_t"; });
     if (!with_builder) {
-      reg.register_kernel_builder("FillTestOp", "acme_t", [](auto, const ParamMap&) -> TargetKernel {
+      reg.register_kernel_builder("FillTestFwdOp", "acme_t", [](auto, const ParamMap&) -> TargetKernel {
         return [](const CallArgs&) -> OpOutputs { return {}; };
       });
       return;
     }
-    reg.register_kernel_builder("ScaleTestOp", "acme_t", [this](std::span<const std::optional<TensorSpec>> inputs,
+    reg.register_kernel_builder("ScaleTestFwdOp", "acme_t", [this](std::span<const std::optional<TensorSpec>> inputs,
                                                                 const ParamMap& params) -> TargetKernel {
       ++builds;
       last_inputs.assign(inputs.begin(), inputs.end());
@@ -53,7 +53,7 @@ Tensor on(const Tensor& t, const char* device) { return t.to(Device::parse(devic
 
 TEST_CASE("Table 4 row 1: a detected target serves the whole op; the body does not run") {
   AcmeTarget acme;
-  ScaleTestOp op(2.0);
+  ScaleTestFwdOp op(2.0);
   const Tensor y = op(on(ramp(3), "acme_t:1"));
   CHECK(op.serving_target() == "acme_t");
   CHECK(op.forward_runs == 0);
@@ -64,7 +64,7 @@ TEST_CASE("Table 4 row 1: a detected target serves the whole op; the body does n
 
 TEST_CASE("no target claims the device: the in-tree kernels serve, serving_target is builtin") {
   AcmeTarget acme;
-  ScaleTestOp op(2.0);
+  ScaleTestFwdOp op(2.0);
   op(ramp(2));
   CHECK(op.serving_target() == std::string(BUILTIN));
   CHECK(acme.builds == 0);
@@ -74,19 +74,19 @@ TEST_CASE("selection order: constructor target, then the process default, then d
   AcmeTarget acme;
   set_default_target(std::string(BUILTIN));
   {
-    ScaleTestOp defaulted(1.0);
+    ScaleTestFwdOp defaulted(1.0);
     CHECK_THROWS_AS(defaulted(on(ramp(2), "acme_t:0")), OpNotAvailableError);  // builtin has no kernel on acme_t
     CHECK_FALSE(defaulted.serving_target().has_value());
-    ScaleTestOp explicit_target(1.0, "acme_t");
+    ScaleTestFwdOp explicit_target(1.0, "acme_t");
     explicit_target(on(ramp(2), "acme_t:0"));
     CHECK(explicit_target.serving_target() == "acme_t");
   }
   set_default_target("acme_t");
   {
-    ScaleTestOp defaulted(1.0);
+    ScaleTestFwdOp defaulted(1.0);
     defaulted(on(ramp(2), "acme_t:0"));
     CHECK(defaulted.serving_target() == "acme_t");
-    ScaleTestOp forced(1.0, std::string(BUILTIN));
+    ScaleTestFwdOp forced(1.0, std::string(BUILTIN));
     forced(ramp(2));
     CHECK(forced.serving_target() == std::string(BUILTIN));
   }
@@ -96,7 +96,7 @@ TEST_CASE("selection order: constructor target, then the process default, then d
 
 TEST_CASE("the target stays fixed once selected") {
   AcmeTarget acme;
-  ScaleTestOp op(1.0);
+  ScaleTestFwdOp op(1.0);
   op(on(ramp(2), "acme_t:0"));
   CHECK(op.serving_target() == "acme_t");
   set_default_target(std::string(BUILTIN));
@@ -106,7 +106,7 @@ TEST_CASE("the target stays fixed once selected") {
 }
 
 TEST_CASE("a target name nobody registered is an UnknownTargetError when the op selects it") {
-  ScaleTestOp op(1.0, "no_such_target");
+  ScaleTestFwdOp op(1.0, "no_such_target");
   CHECK_THROWS_WITH_AS(op(ramp(2)), doctest::Contains("target 'no_such_target' is not registered"), UnknownTargetError);
   CHECK_FALSE(op.serving_target().has_value());
 }
@@ -115,7 +115,7 @@ TEST_CASE("several detectors claiming the device is an AmbiguousTargetError") {
   AcmeTarget acme;
   Registrar other("other_vendor");
   other.register_detector("other_t", [](const Device& d) { return d.type().name() == "acme_t"; });
-  ScaleTestOp op;
+  ScaleTestFwdOp op;
   CHECK_THROWS_WITH_AS(op(on(ramp(2), "acme_t:0")), doctest::Contains("targets acme_t, other_t all claim"),
                        AmbiguousTargetError);
   CHECK_FALSE(op.serving_target().has_value());
@@ -123,8 +123,8 @@ TEST_CASE("several detectors claiming the device is an AmbiguousTargetError") {
 
 TEST_CASE("a selected target without a builder for an op with kernels is OpNotAvailableError, never a fallback") {
   AcmeTarget acme(false);
-  ScaleTestOp op(1.0, "acme_t");
-  CHECK_THROWS_WITH_AS(op(ramp(2)), doctest::Contains("target 'acme_t' has no kernel builder for ScaleTestOp"),
+  ScaleTestFwdOp op(1.0, "acme_t");
+  CHECK_THROWS_WITH_AS(op(ramp(2)), doctest::Contains("target 'acme_t' has no kernel builder for ScaleTestFwdOp"),
                        OpNotAvailableError);
   CHECK(op.forward_runs == 0);
   CHECK_FALSE(op.serving_target().has_value());
@@ -132,7 +132,7 @@ TEST_CASE("a selected target without a builder for an op with kernels is OpNotAv
 
 TEST_CASE("a composite without kernels runs its own composition when its target has no builder for it") {
   AcmeTarget acme;
-  ChainTestOp chain("acme_t");
+  ChainTestFwdOp chain("acme_t");
   const Tensor y = chain(on(ramp(2), "acme_t:0"));
   CHECK(chain.serving_target() == "acme_t");
   CHECK(chain.forward_runs == 1);
@@ -142,7 +142,7 @@ TEST_CASE("a composite without kernels runs its own composition when its target 
 
 TEST_CASE("the builder receives a TensorSpec per input in signature order, nullopt for absent ones, and params by name") {
   AcmeTarget acme;
-  ScaleTestOp op(2.5);
+  ScaleTestFwdOp op(2.5);
   op(on(ramp(3, DType::bfloat16), "acme_t:1"));
   REQUIRE(acme.last_inputs.size() == 2);
   REQUIRE(acme.last_inputs[0].has_value());
@@ -155,7 +155,7 @@ TEST_CASE("the builder receives a TensorSpec per input in signature order, nullo
 
 TEST_CASE("target kernels are cached by device, each input's dtype and shape, and absent slots") {
   AcmeTarget acme;
-  ScaleTestOp op(1.0);
+  ScaleTestFwdOp op(1.0);
   op(on(ramp(3), "acme_t:0"));
   op(on(ramp(3), "acme_t:0"));
   CHECK(acme.builds == 1);
@@ -169,7 +169,7 @@ TEST_CASE("target kernels are cached by device, each input's dtype and shape, an
 
 TEST_CASE("before a target kernel runs, every unwritten input is contiguous and on the call device") {
   AcmeTarget acme;
-  ScaleTestOp op(1.0);
+  ScaleTestFwdOp op(1.0);
   const Tensor base = Tensor::from_doubles(std::vector<double>{1, 2, 3, 4, 5, 6}, std::vector<std::int64_t>{2, 3},
                                            DType::float32)
                           .to(Device::parse("acme_t:0"));
@@ -180,22 +180,22 @@ TEST_CASE("before a target kernel runs, every unwritten input is contiguous and 
 }
 
 TEST_CASE("no accelerator and no device: the body runs, kernel selection fails, the target stays unselected") {
-  FillTestOp op(4);
+  FillTestFwdOp op(4);
   CHECK_THROWS_WITH_AS(op(), doctest::Contains("call device is unknown"), OpNotAvailableError);
   CHECK(op.forward_runs == 1);
   CHECK_FALSE(op.serving_target().has_value());
-  FillTestOp placed(4, Device::cpu());
+  FillTestFwdOp placed(4, Device::cpu());
   CHECK(placed().to_doubles() == std::vector<double>{1, 1, 1, 1});
   CHECK(placed.serving_target() == std::string(BUILTIN));
 }
 
 TEST_CASE("registered_targets lists targets with builders, per op or overall") {
   AcmeTarget acme;
-  CHECK(registered_targets("ScaleTestOp") == std::vector<std::string>{"acme_t"});
-  CHECK(registered_targets("ChainTestOp").empty());
+  CHECK(registered_targets("ScaleTestFwdOp") == std::vector<std::string>{"acme_t"});
+  CHECK(registered_targets("ChainTestFwdOp").empty());
   const auto all = registered_targets();
   CHECK(std::find(all.begin(), all.end(), "acme_t") != all.end());
-  CHECK(target_ops("acme_t") == std::vector<std::string>{"ScaleTestOp"});
+  CHECK(target_ops("acme_t") == std::vector<std::string>{"ScaleTestFwdOp"});
 }
 
 TEST_CASE("a rolled-back registrar leaves nothing behind") {
@@ -204,6 +204,6 @@ TEST_CASE("a rolled-back registrar leaves nothing behind") {
     CHECK(find_device_runtime(DeviceType::intern("acme_t")) != nullptr);
   }
   CHECK(find_device_runtime(DeviceType::intern("acme_t")) == nullptr);
-  CHECK(registered_targets("ScaleTestOp").empty());
-  CHECK_THROWS_AS(register_kernel_builder("ScaleTestOp", std::string(BUILTIN), {}), BackendError);
+  CHECK(registered_targets("ScaleTestFwdOp").empty());
+  CHECK_THROWS_AS(register_kernel_builder("ScaleTestFwdOp", std::string(BUILTIN), {}), BackendError);
 }

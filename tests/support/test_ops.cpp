@@ -9,7 +9,7 @@ namespace tileops::test {
 namespace {
 
 constexpr const char* kTestManifest = R"yaml(
-ScaleTestOp:
+ScaleTestFwdOp:
   family: testing
   status: implemented
   signature:
@@ -29,7 +29,7 @@ ScaleTestOp:
   roofline:
     flops: "prod(S)"
 
-FillTestOp:
+FillTestFwdOp:
   family: testing
   status: implemented
   signature:
@@ -45,7 +45,7 @@ FillTestOp:
   roofline:
     flops: "n"
 
-ChainTestOp:
+ChainTestFwdOp:
   family: testing
   status: implemented
   signature:
@@ -57,8 +57,8 @@ ChainTestOp:
   composition:
     kind: composite
     stages:
-    - {name: first, op: ScaleTestOp}
-    - {name: second, op: ScaleTestOp}
+    - {name: first, op: ScaleTestFwdOp}
+    - {name: second, op: ScaleTestFwdOp}
   workloads:
   - {S: [4], dtype_cases: [{T: float32}], label: tiny}
   roofline:
@@ -134,24 +134,24 @@ Entry ScaleReference::entry_for(const ScaleCall& call) {
 Tensor ScaleReference::forward(const Tensor& x, const Tensor& bias) { return scale_tensor(x, bias, scale_); }
 Tensor ScaleShort::forward(const Tensor& x, const Tensor& bias) { return scale_tensor(x, bias, scale_); }
 
-const OpClass& ScaleTestOp::op_class() {
-  static const OpClass cls = OpClass::define("ScaleTestOp")
-                                 .plan(test_plan("ScaleTestOp"))
+const OpClass& ScaleTestFwdOp::op_class() {
+  static const OpClass cls = OpClass::define("ScaleTestFwdOp")
+                                 .plan(test_plan("ScaleTestFwdOp"))
                                  .interface<ScaleInterface>("scale")
                                  .kernel_type<ScaleReference>("scale_reference")
                                  .build();
   return cls;
 }
 
-ScaleTestOp::ScaleTestOp(const OpClass& cls, double scale, Target target)
+ScaleTestFwdOp::ScaleTestFwdOp(const OpClass& cls, double scale, Target target)
     : Op(cls, {{"scale", scale}}, std::move(target)), scale_(scale) {}
 
-Tensor ScaleTestOp::operator()(const Tensor& x, const Tensor& bias) {
+Tensor ScaleTestFwdOp::operator()(const Tensor& x, const Tensor& bias) {
   const std::array<Tensor, 2> inputs{x, bias};
   return call(CallArgs(inputs)).front();
 }
 
-OpOutputs ScaleTestOp::forward(const CallArgs& args) {
+OpOutputs ScaleTestFwdOp::forward(const CallArgs& args) {
   ++forward_runs;
   const Tensor x = args.inputs[0].contiguous();
   ScaleCall call;
@@ -162,51 +162,51 @@ OpOutputs ScaleTestOp::forward(const CallArgs& args) {
   return {kernel_for<ScaleInterface>("scale", call).forward(x, args.inputs[1])};
 }
 
-const OpClass& ChainTestOp::op_class() {
-  static const OpClass cls = OpClass::define("ChainTestOp")
-                                 .plan(test_plan("ChainTestOp"))
-                                 .delegate("first", "ScaleTestOp")
-                                 .delegate("second", "ScaleTestOp")
+const OpClass& ChainTestFwdOp::op_class() {
+  static const OpClass cls = OpClass::define("ChainTestFwdOp")
+                                 .plan(test_plan("ChainTestFwdOp"))
+                                 .delegate("first", "ScaleTestFwdOp")
+                                 .delegate("second", "ScaleTestFwdOp")
                                  .injected_parameter("first")
                                  .build();
   return cls;
 }
 
-ChainTestOp::ChainTestOp(Target target, std::shared_ptr<ScaleTestOp> first) : Op(op_class(), {}, std::move(target)) {
+ChainTestFwdOp::ChainTestFwdOp(Target target, std::shared_ptr<ScaleTestFwdOp> first) : Op(op_class(), {}, std::move(target)) {
   if (first) check_injected_parameter("first");
-  first_ = &delegate_for<ScaleTestOp>("first", Identity(), std::move(first), 2.0);
-  second_ = &delegate_for<ScaleTestOp>("second", Identity(), nullptr, 3.0);
+  first_ = &delegate_for<ScaleTestFwdOp>("first", Identity(), std::move(first), 2.0);
+  second_ = &delegate_for<ScaleTestFwdOp>("second", Identity(), nullptr, 3.0);
 }
 
-Tensor ChainTestOp::operator()(const Tensor& x) {
+Tensor ChainTestFwdOp::operator()(const Tensor& x) {
   const std::array<Tensor, 1> inputs{x};
   return call(CallArgs(inputs)).front();
 }
 
-OpOutputs ChainTestOp::forward(const CallArgs& args) {
+OpOutputs ChainTestFwdOp::forward(const CallArgs& args) {
   ++forward_runs;
   Tensor h = (*first_)(args.inputs[0]);
   if (stray != nullptr) (*stray)(h);
   return {(*second_)(h)};
 }
 
-const OpClass& FillTestOp::op_class() {
-  static const OpClass cls = OpClass::define("FillTestOp")
-                                 .plan(test_plan("FillTestOp"))
+const OpClass& FillTestFwdOp::op_class() {
+  static const OpClass cls = OpClass::define("FillTestFwdOp")
+                                 .plan(test_plan("FillTestFwdOp"))
                                  .interface<FillInterface>("fill")
                                  .kernel_type<FillReference>("fill_reference")
                                  .build();
   return cls;
 }
 
-FillTestOp::FillTestOp(std::int64_t n, std::optional<Device> device, Target target)
+FillTestFwdOp::FillTestFwdOp(std::int64_t n, std::optional<Device> device, Target target)
     : Op(op_class(), {{"n", n}, {"device", device ? Value(*device) : Value()}}, std::move(target)),
       n_(n),
       device_(device) {}
 
-Tensor FillTestOp::operator()() { return call(CallArgs()).front(); }
+Tensor FillTestFwdOp::operator()() { return call(CallArgs()).front(); }
 
-OpOutputs FillTestOp::forward(const CallArgs&) {
+OpOutputs FillTestFwdOp::forward(const CallArgs&) {
   ++forward_runs;
   FillCall call;
   call.device = device_;

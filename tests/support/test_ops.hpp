@@ -94,12 +94,12 @@ class ScaleShort final : public Kernel, public ScaleInterface {
   double scale_;
 };
 
-// ScaleTestOp: y = x * scale (+ bias). Interface "scale", in-tree kernel "scale_reference".
-class ScaleTestOp : public Op {
+// ScaleTestFwdOp: y = x * scale (+ bias). Interface "scale", in-tree kernel "scale_reference".
+class ScaleTestFwdOp : public Op {
  public:
   static const OpClass& op_class();
-  explicit ScaleTestOp(double scale = 1.0, Target target = {}) : ScaleTestOp(op_class(), scale, std::move(target)) {}
-  ScaleTestOp(const OpClass& cls, double scale, Target target);
+  explicit ScaleTestFwdOp(double scale = 1.0, Target target = {}) : ScaleTestFwdOp(op_class(), scale, std::move(target)) {}
+  ScaleTestFwdOp(const OpClass& cls, double scale, Target target);
   Tensor operator()(const Tensor& x, const Tensor& bias = {});
   std::atomic<int> forward_runs{0};
 
@@ -108,31 +108,31 @@ class ScaleTestOp : public Op {
   double scale_;
 };
 
-// ChainTestOp: composite, stages first and second, each a ScaleTestOp.
-class ChainTestOp : public Op {
+// ChainTestFwdOp: composite, stages first and second, each a ScaleTestFwdOp.
+class ChainTestFwdOp : public Op {
  public:
   static const OpClass& op_class();
-  explicit ChainTestOp(Target target = {}, std::shared_ptr<ScaleTestOp> first = nullptr);
+  explicit ChainTestFwdOp(Target target = {}, std::shared_ptr<ScaleTestFwdOp> first = nullptr);
   Tensor operator()(const Tensor& x);
-  ScaleTestOp& first() { return *first_; }
-  ScaleTestOp& second() { return *second_; }
+  ScaleTestFwdOp& first() { return *first_; }
+  ScaleTestFwdOp& second() { return *second_; }
   // When set, forward also calls this op, which the chain does not hold.
-  ScaleTestOp* stray = nullptr;
+  ScaleTestFwdOp* stray = nullptr;
   std::atomic<int> forward_runs{0};
 
  protected:
   OpOutputs forward(const CallArgs& args) override;
 
  private:
-  ScaleTestOp* first_;
-  ScaleTestOp* second_;
+  ScaleTestFwdOp* first_;
+  ScaleTestFwdOp* second_;
 };
 
-// FillTestOp: no tensor input; y = [n] filled with 1 on the `device` parameter's device.
-class FillTestOp : public Op {
+// FillTestFwdOp: no tensor input; y = [n] filled with 1 on the `device` parameter's device.
+class FillTestFwdOp : public Op {
  public:
   static const OpClass& op_class();
-  explicit FillTestOp(std::int64_t n, std::optional<Device> device = std::nullopt, Target target = {});
+  explicit FillTestFwdOp(std::int64_t n, std::optional<Device> device = std::nullopt, Target target = {});
   Tensor operator()();
   std::atomic<int> forward_runs{0};
 
