@@ -1,0 +1,29 @@
+// The catalog of in-tree ops: construct any of them by manifest name from a ParamMap, for
+// programs that pick ops at run time (the `tileops run` and `tileops bench` commands, bindings).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "tileops/op.hpp"
+
+namespace tileops {
+
+struct OpCatalogEntry {
+  std::string name;                     // the manifest key, e.g. "RMSNormFwdOp"
+  const OpClass& (*op_class)();         // the class record (compiles its plan on first use)
+  // Constructs the op from manifest parameters by name (missing ones take their defaults).
+  // Throws TypeError for a parameter of the wrong kind, plus whatever the constructor's
+  // construction check raises.
+  std::function<std::unique_ptr<Op>(const ParamMap& params, const Target& target)> make;
+};
+
+// Every in-tree op, sorted by name.
+TILEOPS_API std::span<const OpCatalogEntry> op_catalog();
+// The entry named `name`. Throws ValueError listing the known names when there is none.
+TILEOPS_API const OpCatalogEntry& find_op(std::string_view name);
+
+}  // namespace tileops
