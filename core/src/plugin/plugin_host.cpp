@@ -1,0 +1,56 @@
+#include "plugin/plugin_host.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+
+#include "plugin/plugin_discovery.hpp"
+#include "plugin/plugin_library.hpp"
+#include "tileops/logging.hpp"
+
+namespace tileops::plugin {
+
+PluginHost::~PluginHost() {
+  for (auto it = held_.rbegin(); it != held_.rend(); ++it) it->registrar->rollback();
+}
+
+void PluginHost::load(const std::vector<std::filesystem::path>& directories, const std::vector<std::string>& disabled) {
+  Discovery found = discover_plugins(directories);
+  for (auto& failure : found.failures) {
+    log().warn("plugin directory {} {}", failure.path.string(), failure.reason);
+    failures_.push_back(std::move(failure));
+  }
+  for (const PluginCandidate& candidate : found.candidates) {
+    if (std::find(disabled.begin(), disabled.end(), candidate.name) != disabled.end()) {
+      log().info("plugin '{}' at {} is disabled by the config; not loaded", candidate.name, candidate.path.string());
+      skipped_.push_back({candidate.name, candidate.path, "disabled by the config's disable_plugins"});
+      continue;
+    }
+    const auto [first, is_first] = first_seen_.try_emplace(candidate.name, candidate.path);
+    if (!is_first) {
+      log().info("plugin '{}' at {} is shadowed by {}; not loaded", candidate.name, candidate.path.string(),
+                 first->second.string());
+      skipped_.push_back({candidate.name, candidate.path, "shadowed by " + first->second.string()});
+      continue;
+    }
+    load_one(candidate.name, candidate.path);
+  }
+}
+
+void PluginHost::load_one(const std::string& name, const std::filesystem::path& path) {
+  const auto start = std::chrono::steady_clock::now();
+  auto registrar = std::make_unique<Registrar>(name);
+  try {
+    OpenedPlugin opened = open_plugin({name, path}, *registrar);
+    const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    log().debug("loaded plugin '{}' {} from {} in {:.2f} ms", name, opened.version, path.string(), ms);
+    held_.push_back({std::move(registrar), std::move(opened.library)});
+    loaded_.push_back({name, opened.version, path});
+  } catch (const std::exception& e) {
+    registrar->rollback();
+    log().warn("plugin '{}' at {} {}; nothing it registered remains", name, path.string(), e.what());
+    failures_.push_back({path, name, e.what()});
+  }
+}
+
+}  // namespace tileops::plugin
