@@ -1,4 +1,4 @@
-// Finding plugin files on the plugin path.
+// Finding plugin files on the plugin path. Internal; the functions are exported for the test suite.
 #pragma once
 
 #include <filesystem>
@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tileops/export.hpp"
 #include "tileops/plugin.hpp"
 
 namespace tileops::plugin {
@@ -24,12 +25,12 @@ struct Discovery {
 };
 
 // <name> when `file_name` is libtileops_<name>.so with a non-empty <name>; nullopt otherwise.
-std::optional<std::string> plugin_name_of(std::string_view file_name);
+TILEOPS_API std::optional<std::string> plugin_name_of(std::string_view file_name);
 
 // Lists the plugin files of every directory in `directories`, in that order, each directory's
 // files sorted by name. Relative directories are made absolute against the working directory.
 // A directory that does not exist is skipped (logged at debug level); one that is not a
 // directory or cannot be listed becomes a failure. Never throws for file system errors.
-Discovery discover_plugins(const std::vector<std::filesystem::path>& directories);
+TILEOPS_API Discovery discover_plugins(const std::vector<std::filesystem::path>& directories);
 
 }  // namespace tileops::plugin

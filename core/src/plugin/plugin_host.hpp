@@ -1,5 +1,5 @@
 // The plugin host: loads plugin libraries into the process registry, one transaction per plugin,
-// and remembers what it loaded, skipped and failed on.
+// and remembers what it loaded, skipped and failed on. Internal; exported for the test suite.
 #pragma once
 
 #include <filesystem>
@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "tileops/backend.hpp"
+#include "tileops/export.hpp"
 #include "tileops/plugin.hpp"
 
 namespace tileops::plugin {
 
 // load_backends() owns one PluginHost for the whole process; tests make their own. Not
 // thread-safe: one thread loads, and nothing reads the host while it loads.
-class PluginHost {
+class TILEOPS_API PluginHost {
  public:
   PluginHost() = default;
   // Rolls back the registrations of every plugin this host loaded, newest first. The libraries'
