@@ -12,7 +12,7 @@
 namespace tileops::test {
 
 // The directory of one corpus case: good, shadow, garbage, nosymbols, partial, wrongabi,
-// throws, renamed, duplicate.
+// throws, renamed, reentrant, duplicate.
 inline std::filesystem::path corpus(std::string_view name) {
   return std::filesystem::path(TILEOPS_TEST_PLUGIN_DIR) / name;
 }

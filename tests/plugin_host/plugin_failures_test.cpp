@@ -78,6 +78,15 @@ TEST_CASE("a plugin that throws half-way through registration is rolled back ent
   CHECK(tileops::registered_targets("PluginTestOp").empty());
 }
 
+TEST_CASE("a plugin calling load_backends from its registration fails instead of deadlocking") {
+  PluginHost host;
+  host.load({corpus("reentrant")}, {});
+  CHECK(only_failure(host, "reentrant", "reentrant").reason ==
+        "failed to register: tileops::BackendError: load_backends: called while plugins are loading; a plugin must "
+        "not construct ops or query the loaded plugins from its registration");
+  CHECK_FALSE(has_target("reentrant_target"));
+}
+
 TEST_CASE("a plugin registering what another plugin already registered fails and leaves nothing of its own") {
   PluginHost host;
   host.load({corpus("good"), corpus("duplicate")}, {});

@@ -1,9 +1,12 @@
 // The process-wide plugin host behind load_backends() and the plugin queries.
+#include <chrono>
 #include <mutex>
 
 #include "plugin/plugin_host.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/config.hpp"
+#include "tileops/errors.hpp"
+#include "tileops/logging.hpp"
 #include "tileops/paths.hpp"
 #include "tileops/plugin.hpp"
 
@@ -20,8 +23,20 @@ plugin::PluginHost& process_host() {
 }  // namespace
 
 void load_backends() {
+  // Re-entering call_once from inside its own callable would deadlock.
+  if (plugin::PluginHost::loading_on_this_thread()) {
+    throw BackendError("load_backends: called while plugins are loading; a plugin must not construct ops or query "
+                       "the loaded plugins from its registration");
+  }
   static std::once_flag once;
-  std::call_once(once, [] { process_host().load(plugin_search_path(), config().disable_plugins); });
+  std::call_once(once, [] {
+    const auto start = std::chrono::steady_clock::now();
+    plugin::PluginHost& host = process_host();
+    host.load(plugin_search_path(), config().disable_plugins);
+    const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    log().info("loaded {} plugin(s) in {:.2f} ms; {} load failure(s), {} skipped", host.loaded().size(), ms,
+               host.failures().size(), host.skipped().size());
+  });
 }
 
 std::vector<PluginInfo> loaded_plugins() {

@@ -9,12 +9,27 @@
 #include "tileops/logging.hpp"
 
 namespace tileops::plugin {
+namespace {
+
+thread_local bool loading = false;
+
+}  // namespace
+
+bool PluginHost::loading_on_this_thread() { return loading; }
 
 PluginHost::~PluginHost() {
   for (auto it = held_.rbegin(); it != held_.rend(); ++it) it->registrar->rollback();
 }
 
 void PluginHost::load(const std::vector<std::filesystem::path>& directories, const std::vector<std::string>& disabled) {
+  const bool outer = !loading;
+  loading = true;
+  struct Reset {
+    bool outer;
+    ~Reset() {
+      if (outer) loading = false;
+    }
+  } reset{outer};
   Discovery found = discover_plugins(directories);
   for (auto& failure : found.failures) {
     log().warn("plugin directory {} {}", failure.path.string(), failure.reason);

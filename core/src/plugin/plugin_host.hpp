@@ -36,6 +36,10 @@ class TILEOPS_API PluginHost {
   // allocator throws.
   void load(const std::vector<std::filesystem::path>& directories, const std::vector<std::string>& disabled);
 
+  // True while some PluginHost::load runs on the calling thread, i.e. inside a plugin's
+  // registration when called from plugin code.
+  static bool loading_on_this_thread();
+
   // The plugins loaded so far, in load order.
   const std::vector<PluginInfo>& loaded() const { return loaded_; }
   // The failures so far, in discovery order.
