@@ -76,6 +76,14 @@ TEST_CASE("the same plugin name found twice: the first on the path wins, the lat
   CHECK(host.failures().empty());
 }
 
+TEST_CASE("a directory listed twice on the plugin path loads its plugins once and skips nothing") {
+  PluginHost host;
+  host.load({corpus("good"), corpus("good")}, {});
+  CHECK(host.loaded().size() == 1);
+  CHECK(host.skipped().empty());
+  CHECK(host.failures().empty());
+}
+
 TEST_CASE("a name loaded by an earlier load() call shadows the same name in a later one") {
   PluginHost host;
   host.load({corpus("good")}, {});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <utility>
 
 #include "plugin/plugin_discovery.hpp"
 #include "plugin/plugin_library.hpp"
@@ -13,6 +14,18 @@ namespace {
 
 thread_local bool loading = false;
 
+// Marks the calling thread as loading plugins for its lifetime.
+class LoadingScope {
+ public:
+  LoadingScope() : outer_(std::exchange(loading, true)) {}
+  ~LoadingScope() { loading = outer_; }
+  LoadingScope(const LoadingScope&) = delete;
+  LoadingScope& operator=(const LoadingScope&) = delete;
+
+ private:
+  bool outer_;
+};
+
 }  // namespace
 
 bool PluginHost::loading_on_this_thread() { return loading; }
@@ -22,14 +35,7 @@ PluginHost::~PluginHost() {
 }
 
 void PluginHost::load(const std::vector<std::filesystem::path>& directories, const std::vector<std::string>& disabled) {
-  const bool outer = !loading;
-  loading = true;
-  struct Reset {
-    bool outer;
-    ~Reset() {
-      if (outer) loading = false;
-    }
-  } reset{outer};
+  const LoadingScope scope;
   Discovery found = discover_plugins(directories);
   for (auto& failure : found.failures) {
     log().warn("plugin directory {} {}", failure.path.string(), failure.reason);
@@ -42,6 +48,11 @@ void PluginHost::load(const std::vector<std::filesystem::path>& directories, con
       continue;
     }
     const auto [first, is_first] = first_seen_.try_emplace(candidate.name, candidate.path);
+    if (!is_first && first->second == candidate.path) {
+      log().debug("plugin '{}' at {} is listed twice on the plugin path; loaded once", candidate.name,
+                  candidate.path.string());
+      continue;
+    }
     if (!is_first) {
       log().info("plugin '{}' at {} is shadowed by {}; not loaded", candidate.name, candidate.path.string(),
                  first->second.string());

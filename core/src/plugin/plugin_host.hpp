@@ -28,7 +28,8 @@ class TILEOPS_API PluginHost {
   // Loads the plugins found in `directories` (see discover_plugins), in discovery order:
   //  * a name in `disabled` is skipped;
   //  * a name this host met before (in this call or an earlier one, loaded or failed) is
-  //    skipped as shadowed by the first file of that name, with a notice in the log;
+  //    skipped as shadowed by the first file of that name, with a notice in the log; the very
+  //    same file met again (a directory listed twice) is ignored;
   //  * any other plugin registers through a Registrar owned by its name; when opening or
   //    registration fails, everything it registered is rolled back, a warning is logged and the
   //    failure is recorded. The host and the other plugins carry on.
