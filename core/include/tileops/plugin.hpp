@@ -29,6 +29,7 @@
 #include "tileops/backend.hpp"
 #include "tileops/export.hpp"
 #include "tileops/kernel.hpp"
+#include "tileops/version.hpp"  // TILEOPS_VERSION_STRING, for plugins versioned with the core
 
 // The plugin ABI this header describes. Bumped whenever a change to a public tileops type or
 // entry point breaks plugins built against an earlier header.
