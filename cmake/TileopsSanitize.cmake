@@ -1,12 +1,14 @@
-# TILEOPS_SANITIZE=address|undefined|thread instruments every target of the build.
+# TILEOPS_SANITIZE instruments every target of the build: address, undefined, thread, or a
+# comma-separated combination of address and undefined.
 if(TILEOPS_SANITIZE STREQUAL "")
   return()
 endif()
-if(NOT TILEOPS_SANITIZE MATCHES "^(address|undefined|thread)$")
-  message(FATAL_ERROR "TILEOPS_SANITIZE must be address, undefined or thread; got '${TILEOPS_SANITIZE}'")
+if(NOT TILEOPS_SANITIZE MATCHES "^(thread|(address|undefined)(,(address|undefined))?)$")
+  message(FATAL_ERROR "TILEOPS_SANITIZE must be address, undefined, thread or address,undefined; "
+                      "got '${TILEOPS_SANITIZE}'")
 endif()
 set(_flags -fsanitize=${TILEOPS_SANITIZE} -fno-omit-frame-pointer)
-if(TILEOPS_SANITIZE STREQUAL "undefined")
+if(TILEOPS_SANITIZE MATCHES "undefined")
   list(APPEND _flags -fno-sanitize-recover=undefined)
 endif()
 add_compile_options(${_flags})

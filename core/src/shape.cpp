@@ -1,5 +1,9 @@
 #include "tileops/shape.hpp"
 
+#include <algorithm>
+
+#include "tileops/errors.hpp"
+
 namespace tileops {
 
 Strides contiguous_strides(ShapeView shape) {
@@ -19,6 +23,31 @@ std::string shape_str(ShapeView shape) {
     s += std::to_string(shape[i]);
   }
   return s + "]";
+}
+
+Shape broadcast_shapes(ShapeView a, ShapeView b) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const std::int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      throw ValueError("shapes " + shape_str(a) + " and " + shape_str(b) + " do not broadcast: axis " +
+                       std::to_string(i) + " has extents " + std::to_string(da) + " and " + std::to_string(db));
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank) {
+  const std::int64_t lo = rank == 0 ? -1 : -rank;
+  const std::int64_t hi = rank == 0 ? 1 : rank;
+  if (axis < lo || axis >= hi) {
+    throw ValueError("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank) +
+                     " (expected [" + std::to_string(lo) + ", " + std::to_string(hi) + "))");
+  }
+  return axis < 0 ? axis + std::max<std::int64_t>(rank, 1) : axis;
 }
 
 }  // namespace tileops

@@ -29,6 +29,7 @@ bool parse_args(const std::string& command, const std::string& synopsis, const s
                 const boost::program_options::positional_options_description* positional = nullptr);
 
 int run_info(const std::vector<std::string>& args);
+int run_validate(const std::vector<std::string>& args);
 int run_plugins(const std::vector<std::string>& args);
 int run_targets(const std::vector<std::string>& args);
 

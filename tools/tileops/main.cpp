@@ -13,6 +13,7 @@ using tileops::cli::Command;
 const Command kCommands[] = {
     {"info", "print the version, the config in effect, the plugin path, the devices and the backends",
      tileops::cli::run_info},
+    {"validate", "check manifest files (default: the built-in manifests); one line per problem", tileops::cli::run_validate},
     {"plugins", "list the plugins loaded, the load failures and the plugin files skipped", tileops::cli::run_plugins},
     {"targets", "list the registered targets and the ops each one builds", tileops::cli::run_targets},
 };

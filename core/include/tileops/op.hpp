@@ -128,6 +128,9 @@ class TILEOPS_API Op {
   // injected_parameters allowlist).
   Op(const OpClass& cls, ParamMap params, Target target, std::initializer_list<std::string_view> injected = {});
 
+  // Throws TypeError unless `name` is in the class's injected_parameters allowlist.
+  void check_injected_parameter(std::string_view name) const;
+
   // The entry serving `call` at interface `interface`, as interface type I. A hit is one
   // lookup under a shared lock and reads no device property. Throws OpNotAvailableError when
   // `interface` is not one of the op's interfaces or no implementation runs on the device,

@@ -40,4 +40,12 @@ TILEOPS_API Strides contiguous_strides(ShapeView shape);
 // "[2, 3, 4]".
 TILEOPS_API std::string shape_str(ShapeView shape);
 
+// The broadcast of two shapes (NumPy rules: align trailing axes; extents equal or 1). Throws
+// ValueError naming both shapes when they do not broadcast.
+TILEOPS_API Shape broadcast_shapes(ShapeView a, ShapeView b);
+
+// `axis` in [-rank, rank) mapped to [0, rank) (for rank 0, 0 and -1 both mean the scalar
+// axis, 0). Throws ValueError naming the axis and the rank otherwise.
+TILEOPS_API std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank);
+
 }  // namespace tileops

@@ -56,7 +56,7 @@ class TILEOPS_API SignatureCall {
  public:
   std::string_view op;                                   // the op class name
   boost::container::small_vector<IndexRecord, 8> indices;
-  std::string branch_key;                                 // e.g. "trans_a=false,trans_b=true"
+  std::string_view branch_key;  // e.g. "trans_a=false,trans_b=true"; points into the plan like the names
   std::optional<Device> device;                           // the call device; nullopt: unknown
   boost::container::small_vector<TensorRecord, 6> tensors;  // inputs, construction tensors, outputs
   boost::container::small_vector<TensorTraffic, 6> traffic;

@@ -29,6 +29,8 @@ TILEOPS_API std::string value_str(const Value& value);
 TILEOPS_API std::string_view value_kind(const Value& value);
 // Structural equality (tensors compare by identity).
 TILEOPS_API bool value_equal(const Value& a, const Value& b);
+// Chosen over std::variant's own == (which would need Tensor == Tensor).
+inline bool operator==(const Value& a, const Value& b) { return value_equal(a, b); }
 
 // Construction parameters by name, in the order they were added. Names are unique.
 class TILEOPS_API ParamMap {

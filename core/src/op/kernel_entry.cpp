@@ -99,14 +99,22 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
     if (it != b->entries_by_call.end()) return {it->second->kernel.get(), it->second->interface};
   }
 
-  // Miss: select an implementation, then build or reuse its entry for the identity.
+  // Miss: select an implementation, then build or reuse its entry for the identity. A call
+  // spec that gave no device gets the one the key carries.
+  std::shared_ptr<const CallSpec> filled;
+  if (!call.device && device) {
+    auto copy = std::const_pointer_cast<CallSpec>(ops.clone(call));
+    copy->device = device;
+    filled = std::move(copy);
+  }
+  const CallSpec& request = filled ? *filled : call;
   DispatchDevice where{device, std::nullopt};
   if (device) {
     if (DeviceRuntime* rt = find_device_runtime(device->type())) where.arch = rt->facts(device->index()).arch;
   }
-  const int chosen = select_implementation(cls_.name(), *installed_, index, decl.name, call, ops, where);
+  const int chosen = select_implementation(cls_.name(), *installed_, index, decl.name, request, ops, where);
   const KernelType& type = *installed_->kernels[chosen].type;
-  Entry entry = type.entry_for(call);
+  Entry entry = type.entry_for(request);
 
   BuiltSlot* slot = nullptr;
   {
@@ -137,7 +145,7 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
     }
   }
   std::unique_lock lock(b->entries_mutex);
-  auto [it, inserted] = b->entries_by_call.try_emplace(CallKey{index, device, ops.clone(call), &ops, hash}, slot);
+  auto [it, inserted] = b->entries_by_call.try_emplace(CallKey{index, device, filled ? filled : ops.clone(call), &ops, hash}, slot);
   return {it->second->kernel.get(), it->second->interface};
 }
 

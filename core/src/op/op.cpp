@@ -20,13 +20,7 @@ Op::Op(const OpClass& cls, ParamMap params, Target target, std::initializer_list
   // 1. The registry must exist before any call: a first call may already be inside a graph
   //    capture, where loading plugins is not allowed.
   load_backends();
-  for (std::string_view name : injected) {
-    const auto& allowed = cls_.injected_parameters();
-    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
-      throw TypeError(cls_.name() + ": '" + std::string(name) +
-                      "' is neither a manifest parameter nor in the class's injected_parameters");
-    }
-  }
+  for (std::string_view name : injected) check_injected_parameter(name);
   // 2. Parameters are checked once, at construction, and the solved indices kept.
   construction_ = std::make_unique<const ConstructionState>(plan_.check_construction(params));
   // 3. The implementation table depends only on the class and the registry: resolve it now.
@@ -39,6 +33,14 @@ Op::Op(const OpClass& cls, ParamMap params, Target target, std::initializer_list
 }
 
 Op::~Op() { unregister_instance(instance_key_); }
+
+void Op::check_injected_parameter(std::string_view name) const {
+  const auto& allowed = cls_.injected_parameters();
+  if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+    throw TypeError(cls_.name() + ": '" + std::string(name) +
+                    "' is neither a manifest parameter nor in the class's injected_parameters");
+  }
+}
 
 std::optional<std::string> Op::serving_target() const {
   const Binding* b = binding_.load(std::memory_order_acquire);

@@ -13,6 +13,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include "tileops/call_args.hpp"
+#include "tileops/export.hpp"
 #include "tileops/signature.hpp"
 #include "tileops/value.hpp"
 
@@ -26,6 +27,7 @@ struct ConstructionState {
   ParamMap params;                       // all manifest params, signature order, defaults filled
   std::vector<IndexRecord> indices;      // `_construction_indices`
   std::vector<Value> slots;              // the plan's own pre-evaluated slots (opaque to callers)
+  std::vector<std::int16_t> slot_source; // per slot: -2 not known yet, -1 given, >= 0 the tensor that solved it
 };
 
 // The facts one call check establishes, beyond the record.
@@ -60,13 +62,18 @@ struct WorkloadCase {
   std::vector<std::optional<TensorSpec>> inputs;   // per signature input; nullopt: not passed
 };
 
-class SignaturePlan {
+class TILEOPS_API SignaturePlan {
  public:
   // The plan of op class `op_name` from the manifest registry (built-in manifests compiled
   // into the library, then the config's manifest_path directories), compiled on first use and
   // cached for the process (thread-safe). Throws ValueError when no manifest entry has that
   // name, or naming file, op, field and reason when the entry is malformed.
   static std::shared_ptr<const SignaturePlan> for_op(std::string_view op_name);
+
+  // The plan of `op_name` compiled from manifest text `yaml` (labelled `file` in messages),
+  // outside the registry and its cache: for tests and tools. Throws like for_op.
+  static std::shared_ptr<const SignaturePlan> from_yaml(std::string_view yaml, std::string_view op_name,
+                                                        std::string_view file = "<yaml>");
 
   virtual ~SignaturePlan() = default;
 

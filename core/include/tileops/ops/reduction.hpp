@@ -1,0 +1,91 @@
+// SumFwdOp and ProdFwdOp: reductions over `dim` (an axis, a list of axes, or every axis).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <variant>
+#include <vector>
+
+#include "tileops/kernel.hpp"
+#include "tileops/op.hpp"
+
+namespace tileops {
+
+// x viewed as [outer, reduce, inner]; the result as [outer, inner].
+struct ReduceCall final : CallSpec {
+  DType in_dtype = DType::float32;
+  DType out_dtype = DType::float32;
+  bool strided = false;  // inner > 1
+  auto fields() const { return std::tie(in_dtype, out_dtype, strided); }
+};
+
+// The extents of one reduction.
+struct ReduceExtents {
+  std::int64_t outer = 1;
+  std::int64_t reduce = 1;
+  std::int64_t inner = 1;
+};
+
+class SumFwdInterface : public KernelInterface {
+ public:
+  using Interface = SumFwdInterface;
+  using Request = ReduceCall;
+  static constexpr std::string_view kName = "SumFwdInterface";
+
+  // x: contiguous call.in_dtype on call.device holding extents.outer * reduce * inner
+  // elements; y: contiguous call.out_dtype with outer * inner elements. Writes the sums,
+  // accumulated in double for floating outputs and int64 for integer ones.
+  virtual void forward(const Tensor& x, const Tensor& y, const ReduceExtents& extents) = 0;
+};
+
+class ProdFwdInterface : public KernelInterface {
+ public:
+  using Interface = ProdFwdInterface;
+  using Request = ReduceCall;
+  static constexpr std::string_view kName = "ProdFwdInterface";
+
+  // As SumFwdInterface::forward, with products.
+  virtual void forward(const Tensor& x, const Tensor& y, const ReduceExtents& extents) = 0;
+};
+
+// `dim`: nullopt reduces every axis; an int or a list names the axes (negative from the end).
+using ReduceDims = std::optional<std::variant<std::int64_t, std::vector<std::int64_t>>>;
+
+class TILEOPS_API SumFwdOp final : public Op {
+ public:
+  // Interface "sum"; in-tree kernel "sum_reference".
+  static const OpClass& op_class();
+  // dtype: the accumulation and output dtype; nullopt: int64 for integer inputs, else the input's.
+  explicit SumFwdOp(ReduceDims dim = std::nullopt, bool keepdim = false, std::optional<DType> dtype = std::nullopt,
+                    Target target = {});
+  Tensor operator()(const Tensor& x);
+
+ protected:
+  OpOutputs forward(const CallArgs& args) override;
+
+ private:
+  ReduceDims dim_;
+  bool keepdim_;
+  std::optional<DType> dtype_;
+};
+
+class TILEOPS_API ProdFwdOp final : public Op {
+ public:
+  // Interface "prod"; in-tree kernel "prod_reference".
+  static const OpClass& op_class();
+  explicit ProdFwdOp(ReduceDims dim = std::nullopt, bool keepdim = false, std::optional<DType> dtype = std::nullopt,
+                     Target target = {});
+  Tensor operator()(const Tensor& x);
+
+ protected:
+  OpOutputs forward(const CallArgs& args) override;
+
+ private:
+  ReduceDims dim_;
+  bool keepdim_;
+  std::optional<DType> dtype_;
+};
+
+}  // namespace tileops

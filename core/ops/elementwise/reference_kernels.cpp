@@ -1,0 +1,88 @@
+#include "elementwise/reference_kernels.hpp"
+
+#include <cmath>
+
+#include "common/dtype_dispatch.hpp"
+
+namespace tileops::ref {
+
+Tensor SiluAndMulKernel::forward(const Tensor& x) {
+  const std::int64_t rows = x.shape()[0];
+  const std::int64_t n = x.shape()[1] / 2;
+  Tensor y = Tensor::empty({rows, n}, x.dtype(), x.device());
+  visit_dtype(x.dtype(), [&]<class T>(TypeTag<T>) {
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        const double gate = load(in[r * 2 * n + j]);
+        const double up = load(in[r * 2 * n + n + j]);
+        out[r * n + j] = store<T>(gate / (1.0 + std::exp(-gate)) * up);
+      }
+    }
+  });
+  return y;
+}
+
+void AddKernel::forward(const Tensor& a, const Tensor& b, double alpha, const Tensor& out) {
+  // Index a and b through the output's coordinates, with stride 0 on broadcast axes.
+  const Shape& shape = out.shape();
+  const std::size_t rank = shape.size();
+  auto broadcast_strides = [&](const Tensor& t) {
+    Strides s(rank, 0);
+    const std::size_t lead = rank - t.shape().size();
+    for (std::size_t i = 0; i < t.shape().size(); ++i) s[lead + i] = t.shape()[i] == 1 ? 0 : t.strides()[i];
+    return s;
+  };
+  const Strides sa = broadcast_strides(a);
+  const Strides sb = broadcast_strides(b);
+  const std::int64_t total = out.numel();
+  visit_dtype(out.dtype(), [&]<class T>(TypeTag<T>) {
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* po = out.data<T>();
+    for (std::int64_t i = 0; i < total; ++i) {
+      std::int64_t oa = 0, ob = 0, rest = i;
+      for (std::size_t d = rank; d-- > 0;) {
+        const std::int64_t coord = rest % shape[d];
+        rest /= shape[d];
+        oa += coord * sa[d];
+        ob += coord * sb[d];
+      }
+      if constexpr (std::is_integral_v<T>) {
+        po[i] = static_cast<T>(static_cast<std::int64_t>(pa[oa]) + static_cast<std::int64_t>(alpha) * static_cast<std::int64_t>(pb[ob]));
+      } else {
+        po[i] = store<T>(load(pa[oa]) + alpha * load(pb[ob]));
+      }
+    }
+  });
+}
+
+void ReluKernel::forward(const Tensor& x, const Tensor& out) {
+  const std::int64_t total = x.numel();
+  visit_dtype(x.dtype(), [&]<class T>(TypeTag<T>) {
+    const T* in = x.data<T>();
+    T* po = out.data<T>();
+    for (std::int64_t i = 0; i < total; ++i) {
+      const double v = load(in[i]);
+      po[i] = store<T>(v > 0 ? v : 0.0);
+    }
+  });
+}
+
+Tensor AlibiKernel::forward() {
+  const std::int64_t h = call_.num_heads, s = call_.seq_len;
+  Tensor y = Tensor::empty({h, s, s}, call_.dtype, call_.device.value_or(Device::cpu()));
+  visit_dtype(call_.dtype, [&]<class T>(TypeTag<T>) {
+    T* out = y.data<T>();
+    for (std::int64_t head = 0; head < h; ++head) {
+      const double slope = alibi_slope(head, h);
+      for (std::int64_t i = 0; i < s; ++i) {
+        for (std::int64_t j = 0; j < s; ++j) out[(head * s + i) * s + j] = store<T>(slope * static_cast<double>(j - i));
+      }
+    }
+  });
+  return y;
+}
+
+}  // namespace tileops::ref

@@ -1,0 +1,43 @@
+// The portable reference kernels of the elementwise ops (general, cpu, plain loops).
+#pragma once
+
+#include "tileops/ops/elementwise_kernels.hpp"
+
+namespace tileops::ref {
+
+class SiluAndMulKernel final : public Kernel, public SiluAndMulFwdInterface {
+ public:
+  static constexpr DeviceTypes devices{"cpu"};
+  static constexpr bool general = true;
+  explicit SiluAndMulKernel(const ElementwiseCall&) {}
+  Tensor forward(const Tensor& x) override;
+};
+
+class AddKernel final : public Kernel, public AddFwdInterface {
+ public:
+  static constexpr DeviceTypes devices{"cpu"};
+  static constexpr bool general = true;
+  explicit AddKernel(const AddCall&) {}
+  void forward(const Tensor& a, const Tensor& b, double alpha, const Tensor& out) override;
+};
+
+class ReluKernel final : public Kernel, public ReluFwdInterface {
+ public:
+  static constexpr DeviceTypes devices{"cpu"};
+  static constexpr bool general = true;
+  explicit ReluKernel(const ElementwiseCall&) {}
+  void forward(const Tensor& x, const Tensor& out) override;
+};
+
+class AlibiKernel final : public Kernel, public AlibiFwdInterface {
+ public:
+  static constexpr DeviceTypes devices{"cpu"};
+  static constexpr bool general = true;
+  explicit AlibiKernel(const AlibiCall& call) : call_(call) {}
+  Tensor forward() override;
+
+ private:
+  AlibiCall call_;
+};
+
+}  // namespace tileops::ref

@@ -1,0 +1,82 @@
+#include "tileops/ops/gemm.hpp"
+
+#include <array>
+#include <vector>
+
+#include "common/dtype_dispatch.hpp"
+
+namespace tileops {
+namespace ref {
+
+// The portable reference GEMM (general, cpu): a triple loop accumulating in double.
+class GemmKernel final : public Kernel, public GemmFwdInterface {
+ public:
+  static constexpr DeviceTypes devices{"cpu"};
+  static constexpr bool general = true;
+  explicit GemmKernel(const GemmCall& call) : call_(call) {}
+
+  static Entry entry_for(const GemmCall& call) {
+    // One kernel serves every shape of a (dtype, transposition) combination.
+    return {Identity::of(std::make_tuple(call.dtype, call.trans_a, call.trans_b)),
+            [call] { return std::make_shared<GemmKernel>(call); }};
+  }
+
+  void forward(const Tensor& a, const Tensor& b, const Tensor& d) override {
+    const bool ta = call_.trans_a, tb = call_.trans_b;
+    const std::int64_t m = d.shape()[0], n = d.shape()[1];
+    const std::int64_t k = ta ? a.shape()[0] : a.shape()[1];
+    visit_dtype(d.dtype(), [&]<class T>(TypeTag<T>) {
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      T* pd = d.data<T>();
+      std::vector<double> row(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < m; ++i) {
+        std::fill(row.begin(), row.end(), 0.0);
+        for (std::int64_t p = 0; p < k; ++p) {
+          const double av = load(ta ? pa[p * m + i] : pa[i * k + p]);
+          for (std::int64_t j = 0; j < n; ++j) row[j] += av * load(tb ? pb[j * k + p] : pb[p * n + j]);
+        }
+        for (std::int64_t j = 0; j < n; ++j) pd[i * n + j] = store<T>(row[j]);
+      }
+    });
+  }
+
+ private:
+  GemmCall call_;
+};
+
+}  // namespace ref
+
+const OpClass& GemmFwdOp::op_class() {
+  static const OpClass cls = OpClass::define("GemmFwdOp")
+                                 .interface<GemmFwdInterface>("gemm")
+                                 .kernel_type<ref::GemmKernel>("gemm_reference")
+                                 .build();
+  return cls;
+}
+
+GemmFwdOp::GemmFwdOp(bool trans_a, bool trans_b, Target target)
+    : Op(op_class(), {{"trans_a", trans_a}, {"trans_b", trans_b}}, std::move(target)), trans_a_(trans_a), trans_b_(trans_b) {}
+
+Tensor GemmFwdOp::operator()(const Tensor& a, const Tensor& b) {
+  const std::array<Tensor, 2> inputs{a, b};
+  return call(CallArgs(inputs)).front();
+}
+
+OpOutputs GemmFwdOp::forward(const CallArgs& args) {
+  const Tensor a = args.inputs[0].contiguous();
+  const Tensor b = args.inputs[1].contiguous();
+  GemmCall call;
+  call.device = a.device();
+  call.dtype = a.dtype();
+  call.trans_a = trans_a_;
+  call.trans_b = trans_b_;
+  call.m = trans_a_ ? a.shape()[1] : a.shape()[0];
+  call.k = trans_a_ ? a.shape()[0] : a.shape()[1];
+  call.n = trans_b_ ? b.shape()[0] : b.shape()[1];
+  Tensor d = Tensor::empty({call.m, call.n}, call.dtype, a.device());
+  kernel_for<GemmFwdInterface>("gemm", call).forward(a, b, d);
+  return {d};
+}
+
+}  // namespace tileops

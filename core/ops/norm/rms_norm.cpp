@@ -1,0 +1,49 @@
+#include "tileops/ops/rms_norm.hpp"
+
+#include <array>
+#include <limits>
+
+#include "norm/reference_kernels.hpp"
+
+namespace tileops {
+
+double dtype_epsilon(DType dtype) {
+  switch (dtype) {
+    case DType::float16: return 0.0009765625;       // 2^-10
+    case DType::bfloat16: return 0.0078125;         // 2^-7
+    case DType::float64: return std::numeric_limits<double>::epsilon();
+    default: return std::numeric_limits<float>::epsilon();
+  }
+}
+
+const OpClass& RMSNormFwdOp::op_class() {
+  static const OpClass cls = OpClass::define("RMSNormFwdOp")
+                                 .interface<RMSNormFwdInterface>("rms_norm")
+                                 .kernel_type<ref::RMSNormKernel>("rms_norm_reference")
+                                 .build();
+  return cls;
+}
+
+RMSNormFwdOp::RMSNormFwdOp(std::vector<std::int64_t> normalized_shape, std::optional<double> eps, Target target)
+    : Op(op_class(), {{"normalized_shape", normalized_shape}, {"eps", eps ? Value(*eps) : Value()}}, std::move(target)),
+      normalized_shape_(std::move(normalized_shape)),
+      eps_(eps) {}
+
+Tensor RMSNormFwdOp::operator()(const Tensor& x, const Tensor& weight) {
+  const std::array<Tensor, 2> inputs{x, weight};
+  return call(CallArgs(inputs)).front();
+}
+
+OpOutputs RMSNormFwdOp::forward(const CallArgs& args) {
+  const Tensor x = args.inputs[0].contiguous();
+  const Tensor& weight = args.inputs[1];
+  LayerNormCall call;
+  call.device = x.device();
+  call.n = shape_numel(normalized_shape_);
+  call.eps = eps_ ? *eps_ : dtype_epsilon(x.dtype());
+  call.dtype = x.dtype();
+  auto& kernel = kernel_for<RMSNormFwdInterface>("rms_norm", call);
+  return {kernel.forward(x, weight.defined() ? weight.contiguous() : weight)};
+}
+
+}  // namespace tileops

@@ -1,0 +1,193 @@
+#include "tileops/ops/reduction.hpp"
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+
+#include "common/dtype_dispatch.hpp"
+
+namespace tileops {
+namespace ref {
+
+// The portable reference reductions (general, cpu); `Product` picks prod over sum.
+template <bool Product, class Interface>
+class ReduceKernel final : public Kernel, public Interface {
+ public:
+  static constexpr DeviceTypes devices{"cpu"};
+  static constexpr bool general = true;
+  explicit ReduceKernel(const ReduceCall&) {}
+
+  void forward(const Tensor& x, const Tensor& y, const ReduceExtents& e) override {
+    visit_dtype(x.dtype(), [&]<class In>(TypeTag<In>) {
+      visit_dtype(y.dtype(), [&]<class Out>(TypeTag<Out>) {
+        const In* in = x.data<In>();
+        Out* out = y.data<Out>();
+        using Acc = std::conditional_t<std::is_integral_v<Out> && !std::is_same_v<Out, bool>, std::int64_t, double>;
+        for (std::int64_t o = 0; o < e.outer; ++o) {
+          for (std::int64_t i = 0; i < e.inner; ++i) {
+            Acc acc = Product ? Acc(1) : Acc(0);
+            for (std::int64_t r = 0; r < e.reduce; ++r) {
+              const Acc v = static_cast<Acc>(load(in[(o * e.reduce + r) * e.inner + i]));
+              acc = Product ? acc * v : acc + v;
+            }
+            out[o * e.inner + i] = store<Out>(static_cast<double>(acc));
+          }
+        }
+      });
+    });
+  }
+};
+
+using SumKernel = ReduceKernel<false, SumFwdInterface>;
+using ProdKernel = ReduceKernel<true, ProdFwdInterface>;
+
+}  // namespace ref
+
+namespace {
+
+Value dims_value(const ReduceDims& dim) {
+  if (!dim) return Value();
+  return std::visit([](const auto& d) { return Value(d); }, *dim);
+}
+
+// The axes `dim` names on a tensor of `rank`, normalized and sorted (every axis for None).
+std::vector<std::int64_t> reduced_axes(const ReduceDims& dim, std::int64_t rank) {
+  std::vector<std::int64_t> axes;
+  if (!dim) {
+    axes.resize(static_cast<std::size_t>(rank));
+    std::iota(axes.begin(), axes.end(), 0);
+    return axes;
+  }
+  std::visit(
+      [&](const auto& d) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(d)>, std::int64_t>) {
+          axes.push_back(normalize_axis(d, rank));
+        } else {
+          for (std::int64_t a : d) axes.push_back(normalize_axis(a, rank));
+        }
+      },
+      *dim);
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+DType output_dtype(const std::optional<DType>& requested, DType input) {
+  if (requested) return *requested;
+  return is_integral(input) || input == DType::bool_ ? DType::int64 : input;
+}
+
+// Runs one reduction: moves the reduced axes together (a copy only when they are not already
+// adjacent), picks the kernel and shapes the result per keepdim.
+template <class Interface>
+Tensor reduce(Interface& kernel, const Tensor& input, const std::vector<std::int64_t>& axes, bool keepdim,
+              DType out_dtype) {
+  const std::int64_t rank = input.dim();
+  Tensor x = input.contiguous();
+  ReduceExtents e;
+  const bool adjacent = axes.empty() || axes.back() - axes.front() + 1 == static_cast<std::int64_t>(axes.size());
+  if (adjacent && !axes.empty()) {
+    for (std::int64_t d = 0; d < axes.front(); ++d) e.outer *= x.shape()[d];
+    for (std::int64_t a : axes) e.reduce *= x.shape()[a];
+    for (std::int64_t d = axes.back() + 1; d < rank; ++d) e.inner *= x.shape()[d];
+  } else if (!axes.empty()) {
+    // Permute kept axes first, reduced axes last, then copy into that order.
+    Shape shape, strides;
+    for (std::int64_t d = 0; d < rank; ++d) {
+      if (!std::binary_search(axes.begin(), axes.end(), d)) {
+        shape.push_back(x.shape()[d]);
+        strides.push_back(x.strides()[d]);
+        e.outer *= x.shape()[d];
+      }
+    }
+    for (std::int64_t a : axes) {
+      shape.push_back(x.shape()[a]);
+      strides.push_back(x.strides()[a]);
+      e.reduce *= x.shape()[a];
+    }
+    x = x.as_strided(shape, strides, x.offset()).contiguous();
+  } else {
+    e.outer = x.numel();
+  }
+  Shape out_shape;
+  for (std::int64_t d = 0; d < rank; ++d) {
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), d);
+    if (!reduced) out_shape.push_back(input.shape()[d]);
+    else if (keepdim) out_shape.push_back(1);
+  }
+  Tensor y = Tensor::empty(out_shape, out_dtype, input.device());
+  kernel.forward(x, y, e);
+  return y;
+}
+
+template <class Interface>
+OpOutputs run_reduction(Interface& kernel, const CallArgs& args, const ReduceDims& dim, bool keepdim, DType out_dtype) {
+  const Tensor& x = args.inputs[0];
+  return {reduce(kernel, x, reduced_axes(dim, x.dim()), keepdim, out_dtype)};
+}
+
+ReduceCall reduce_call(const Tensor& x, const ReduceDims& dim, DType out_dtype) {
+  ReduceCall call;
+  call.device = x.device();
+  call.in_dtype = x.dtype();
+  call.out_dtype = out_dtype;
+  const auto axes = reduced_axes(dim, x.dim());
+  call.strided = !axes.empty() && axes.back() + 1 < x.dim() &&
+                 axes.back() - axes.front() + 1 == static_cast<std::int64_t>(axes.size());
+  return call;
+}
+
+}  // namespace
+
+const OpClass& SumFwdOp::op_class() {
+  static const OpClass cls = OpClass::define("SumFwdOp")
+                                 .interface<SumFwdInterface>("sum")
+                                 .kernel_type<ref::SumKernel>("sum_reference")
+                                 .build();
+  return cls;
+}
+
+SumFwdOp::SumFwdOp(ReduceDims dim, bool keepdim, std::optional<DType> dtype, Target target)
+    : Op(op_class(), {{"dim", dims_value(dim)}, {"keepdim", keepdim}, {"dtype", dtype ? Value(*dtype) : Value()}},
+         std::move(target)),
+      dim_(std::move(dim)),
+      keepdim_(keepdim),
+      dtype_(dtype) {}
+
+Tensor SumFwdOp::operator()(const Tensor& x) {
+  const std::array<Tensor, 1> inputs{x};
+  return call(CallArgs(inputs)).front();
+}
+
+OpOutputs SumFwdOp::forward(const CallArgs& args) {
+  const DType out = output_dtype(dtype_, args.inputs[0].dtype());
+  auto& kernel = kernel_for<SumFwdInterface>("sum", reduce_call(args.inputs[0], dim_, out));
+  return run_reduction(kernel, args, dim_, keepdim_, out);
+}
+
+const OpClass& ProdFwdOp::op_class() {
+  static const OpClass cls = OpClass::define("ProdFwdOp")
+                                 .interface<ProdFwdInterface>("prod")
+                                 .kernel_type<ref::ProdKernel>("prod_reference")
+                                 .build();
+  return cls;
+}
+
+ProdFwdOp::ProdFwdOp(ReduceDims dim, bool keepdim, std::optional<DType> dtype, Target target)
+    : Op(op_class(), {{"dim", dims_value(dim)}, {"keepdim", keepdim}, {"dtype", dtype ? Value(*dtype) : Value()}},
+         std::move(target)),
+      dim_(std::move(dim)),
+      keepdim_(keepdim),
+      dtype_(dtype) {}
+
+Tensor ProdFwdOp::operator()(const Tensor& x) {
+  const std::array<Tensor, 1> inputs{x};
+  return call(CallArgs(inputs)).front();
+}
+
+OpOutputs ProdFwdOp::forward(const CallArgs& args) {
+  const DType out = output_dtype(dtype_, args.inputs[0].dtype());
+  auto& kernel = kernel_for<ProdFwdInterface>("prod", reduce_call(args.inputs[0], dim_, out));
+  return run_reduction(kernel, args, dim_, keepdim_, out);
+}
+
+}  // namespace tileops

@@ -1,0 +1,17 @@
+#include "manifest/manifest_error.hpp"
+
+namespace tileops::manifest {
+namespace {
+
+std::string joined(const std::vector<Problem>& problems) {
+  std::string s;
+  for (const Problem& p : problems) s += (s.empty() ? "" : "; ") + p.str();
+  return s;
+}
+
+}  // namespace
+
+ManifestError::ManifestError(std::vector<Problem> problems)
+    : ValueError(joined(problems)), problems_(std::move(problems)) {}
+
+}  // namespace tileops::manifest

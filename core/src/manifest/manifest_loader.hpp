@@ -1,0 +1,29 @@
+// Reads manifest YAML (a mapping from op class name to spec) into OpSpecs. Strict: unknown
+// fields, fields of the wrong YAML type and malformed values are problems. An entry with any
+// problem is left out whole; the other entries of the file still load.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "manifest/manifest_error.hpp"
+#include "manifest/op_spec.hpp"
+#include "tileops/export.hpp"
+
+namespace tileops::manifest {
+
+struct LoadedFile {
+  std::string file;
+  std::vector<OpSpec> specs;      // the entries that parsed cleanly, in file order
+  std::vector<Problem> problems;  // one per malformed field; "(file)" problems for the whole file
+};
+
+// Parses `text` as the manifest file named `file` (the name only labels problems).
+TILEOPS_API LoadedFile load_manifest_text(std::string_view text, const std::string& file);
+
+// Reads and parses `path`; an unreadable file is a "(file)" problem.
+TILEOPS_API LoadedFile load_manifest_file(const std::filesystem::path& path);
+
+}  // namespace tileops::manifest

@@ -1,0 +1,179 @@
+// The call check (calls.md §1 steps 1-5 and §4): presence, domain restrictions, type family
+// branches, unification and refinements, the call device, contiguity and `out`; then the
+// effects of the call and its record.
+#include <algorithm>
+
+#include "signature/compiled_plan.hpp"
+#include "signature/rules.hpp"
+#include "signature/unify.hpp"
+
+namespace tileops::detail {
+void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args, CallCheck& check,
+                              SignatureCall& record) const {
+  if (static_cast<int>(args.inputs.size()) != n_inputs_) {
+    throw TypeError(message("takes " + std::to_string(n_inputs_) + " input tensor slot(s), got " +
+                            std::to_string(args.inputs.size())));
+  }
+  Frame f;
+  init_frame(f);
+  for (std::size_t s = 0; s < slots_.size(); ++s) {
+    if (st.slot_source[s] == -2) continue;
+    f.slots[s] = expr::val_from_value(st.slots[s]);
+    f.source[s] = st.slot_source[s];
+  }
+  for (std::size_t k = 0; k < params_.size(); ++k) {
+    if (params_[k].is_tensor) {
+      f.present[static_cast<std::size_t>(params_[k].tensor)] = std::holds_alternative<Tensor>(st.params.items()[k].second);
+    }
+  }
+
+  // 1. Presence.
+  for (int i = 0; i < n_inputs_; ++i) f.present[static_cast<std::size_t>(i)] = args.inputs[static_cast<std::size_t>(i)].defined();
+  for (int i = 0; i < n_inputs_; ++i) {
+    const TensorDecl& t = input(i);
+    const bool passed = f.present[static_cast<std::size_t>(i)] != 0;
+    if (t.optional_expr) {
+      const bool want = expr::evaluate_bool(t.optional_expr->root, f.env());
+      if (want != passed) {
+        throw TypeError(message("input '" + t.name + "' must " + (want ? "" : "not ") + "be passed when '" +
+                                t.optional_expr->source + "' is " + (want ? "true" : "false") + " (" +
+                                describe_reads(*t.optional_expr, f) + ")"));
+      }
+    } else if (!t.optional && !passed) {
+      throw TypeError(message("input '" + t.name + "' is required but was not passed"));
+    }
+  }
+  const bool has_out = args.out.defined();
+  if (has_out && out_output_ < 0) throw TypeError(message("takes no 'out' buffer, but one was passed"));
+
+  // 2. Domain restrictions; 3. type family branches.
+  for (std::size_t i = 0; i < rules_.size(); ++i) {
+    if (rules_[i].domain && !rules_[i].params_only) check_rule(*this, i, f);
+  }
+  select_branches(f);
+
+  // 4. Unification, then the remaining refinements.
+  boost::container::small_vector<std::pair<int, const Tensor*>, 6> given;
+  for (int i = 0; i < n_inputs_; ++i) {
+    if (f.present[static_cast<std::size_t>(i)]) given.emplace_back(i, &args.inputs[static_cast<std::size_t>(i)]);
+  }
+  unify_tensors(*this, {given.data(), given.size()}, f);
+  compute_lets(f);
+  if (!dtype_combos_.empty()) check_dtype_combos(f);
+  for (std::size_t i = 0; i < rules_.size(); ++i) {
+    if (!rules_[i].domain && !rules_[i].params_only) check_rule(*this, i, f);
+  }
+
+  // Output types.
+  check.outputs.resize(static_cast<std::size_t>(n_outputs_));
+  for (int o = 0; o < n_outputs_; ++o) {
+    const int id = output_tensor(o);
+    const TensorDecl& t = tensors_[static_cast<std::size_t>(id)];
+    OutputPlan& out = check.outputs[static_cast<std::size_t>(o)];
+    out = OutputPlan{};
+    out.present = !t.nullable || expr::evaluate_bool(t.nullable->root, f.env());
+    f.present[static_cast<std::size_t>(id)] = out.present;
+    out.is_out_buffer = t.buffer_out && has_out;
+    if (!out.present) continue;
+    infer_output(t, f, out);
+  }
+
+  // The call device, and every tensor on it.
+  check.device = call_device(args, st, f);
+  check_devices(args, check.device);
+
+  check.contiguous.resize(static_cast<std::size_t>(n_inputs_));
+  for (int i = 0; i < n_inputs_; ++i) {
+    const TensorDecl& t = input(i);
+    check.contiguous[static_cast<std::size_t>(i)] = t.contiguous;
+    const Tensor& x = args.inputs[static_cast<std::size_t>(i)];
+    if (t.contiguous && x.defined() && !x.is_contiguous()) {
+      throw ValueError(message("input '" + t.name + "' must be contiguous (declared contiguous: true), but has strides " +
+                               shape_str(x.strides()) + " for shape " + shape_str(x.shape())));
+    }
+  }
+
+  // 5. The output buffer.
+  if (has_out) check_out(args.out, check);
+
+  // Effects.
+  check.written.resize(static_cast<std::size_t>(n_inputs_));
+  std::uint64_t effect = 0;
+  for (int i = 0; i < n_inputs_; ++i) {
+    const TensorDecl& t = input(i);
+    const bool written = f.present[static_cast<std::size_t>(i)] &&
+                         (t.mutated || (t.mutated_expr && expr::evaluate_bool(t.mutated_expr->root, f.env())));
+    check.written[static_cast<std::size_t>(i)] = written;
+    if (written) effect |= std::uint64_t{1} << i;
+  }
+  if (has_out) effect |= std::uint64_t{1} << n_inputs_;
+  bool any_written = false;
+  bool all_empty = true;
+  for (int i = 0; i < n_inputs_; ++i) {
+    if (!check.written[static_cast<std::size_t>(i)]) continue;
+    any_written = true;
+    all_empty = all_empty && args.inputs[static_cast<std::size_t>(i)].numel() == 0;
+  }
+  for (int o = 0; o < n_outputs_; ++o) {
+    OutputPlan& out = check.outputs[static_cast<std::size_t>(o)];
+    const TensorDecl& t = tensors_[static_cast<std::size_t>(output_tensor(o))];
+    if (!out.present) {
+      effect |= std::uint64_t{1} << (n_inputs_ + 1 + o);
+      continue;
+    }
+    if (t.alias_input >= 0 && check.written[static_cast<std::size_t>(t.alias_input)]) {
+      out.alias_input = t.alias_input;
+      continue;
+    }
+    any_written = true;
+    all_empty = all_empty && shape_numel(out.shape) == 0;
+  }
+  check.empty_write = any_written && all_empty;
+  check.effect_branch = 0;
+  for (std::size_t b = 0; b < effects_.size(); ++b) {
+    if (effects_[b].key == effect) check.effect_branch = static_cast<int>(b);
+  }
+
+  fill_record(args, st, check, f, record);
+}
+
+void CompiledPlan::check_dtype_combos(const Frame& f) const {
+  for (const auto& row : dtype_combos_) {
+    const bool all = std::all_of(row.begin(), row.end(), [&f](const std::pair<int, DType>& c) {
+      const Val& v = f.slots[static_cast<std::size_t>(c.first)];
+      return !v.known() || v.d == c.second;
+    });
+    if (all) return;
+  }
+  std::string seen;
+  for (const auto& [slot, dtype] : dtype_combos_.front()) {
+    seen += (seen.empty() ? "" : ", ") + slots_[static_cast<std::size_t>(slot)].name + " = " +
+            expr::val_str(f.slots[static_cast<std::size_t>(slot)]);
+  }
+  throw TypeError(message("dtypes (" + seen + ") are not one of the signature's dtype_combos"));
+}
+
+void CompiledPlan::infer_output(const TensorDecl& t, Frame& f, OutputPlan& out) const {
+  const ShapeTerm* term = this->term(t, f);
+  if (term == nullptr) throw ValueError(message("no case of " + t.shape.text + " applies to output '" + t.name + "'"));
+  const auto where = [&](const Expr& e) { return "output '" + t.name + "' " + e.source; };
+  try {
+    const Val shape = expr::evaluate(term->whole.root, f.env());
+    out.shape.assign(shape.list.begin(), shape.list.end());
+    out.dtype = expr::evaluate(t.dtype.expr.root, f.env()).d;
+  } catch (const expr::UnsetSlotError& e) {
+    throw ValueError(message(where(term->whole) + " reads '" + slots_[static_cast<std::size_t>(e.slot())].name +
+                             "', which this call does not determine"));
+  } catch (const ValueError& e) {
+    throw ValueError(message("output '" + t.name + "' shape " + t.shape.text + ": " + e.what() + " (" +
+                             describe_reads(term->whole, f) + ")"));
+  }
+  for (std::int64_t d : out.shape) {
+    if (d < 0) {
+      throw ValueError(message("output '" + t.name + "' shape " + t.shape.text + " = " + shape_str(out.shape) +
+                               " has a negative axis (" + describe_reads(term->whole, f) + ")"));
+    }
+  }
+}
+
+}  // namespace tileops::detail

@@ -1,0 +1,47 @@
+// The syntax tree of one manifest expression, as the parser produces it (before names are
+// resolved or kinds checked).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tileops::expr {
+
+enum class AstType : std::uint8_t {
+  Int,        // ival
+  Float,      // fval
+  Str,        // text
+  Bool,       // ival 0 or 1
+  None,
+  Name,       // text
+  Unary,      // text: "-", "+" or "not"; kids[0]
+  Binary,     // text: "+", "-", "*", "/", "//", "%", "**"; kids[0], kids[1]
+  And,        // kids (two or more)
+  Or,         // kids (two or more)
+  Compare,    // ops[i] compares kids[i] with kids[i + 1]: "==", "!=", "<", "<=", ">", ">=", "in", "not in"
+  IfElse,     // kids: value if true, condition, value if false
+  List,       // [a, *b, ...]; kids
+  Tuple,      // (a, b, ...); kids
+  Star,       // *kids[0], only as an item of a list display
+  Call,       // kids[0]: callee (Name or Attr); kids[1..]: arguments (Keyword for name=value)
+  Keyword,    // text = kids[0]
+  Attr,       // kids[0].text
+  Subscript,  // kids[0][kids[1], ...]
+};
+
+struct Ast {
+  AstType type = AstType::None;
+  std::string text;
+  std::int64_t ival = 0;
+  double fval = 0;
+  int column = 0;  // 1-based position of the node's first character in the source text
+  std::vector<std::string> ops;
+  std::vector<Ast> kids;
+};
+
+// The expression written back in canonical form (single spaces around binary operators,
+// minimal parentheses kept as written), used to compare two declarations structurally.
+std::string to_source(const Ast& ast);
+
+}  // namespace tileops::expr

@@ -1,0 +1,198 @@
+#include "signature/expr/eval.hpp"
+
+#include <cmath>
+
+#include "signature/expr/primitives.hpp"
+
+namespace tileops::expr {
+namespace {
+
+[[noreturn]] void overflow() { throw ValueError("integer overflow"); }
+
+std::int64_t int_arith(ArithOp op, std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  switch (op) {
+    case ArithOp::Add:
+      if (__builtin_add_overflow(a, b, &r)) overflow();
+      return r;
+    case ArithOp::Sub:
+      if (__builtin_sub_overflow(a, b, &r)) overflow();
+      return r;
+    case ArithOp::Mul:
+      if (__builtin_mul_overflow(a, b, &r)) overflow();
+      return r;
+    case ArithOp::FloorDiv: {
+      if (b == 0) throw ValueError("integer division by zero");
+      if (a == INT64_MIN && b == -1) overflow();
+      std::int64_t q = a / b;
+      if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+      return q;
+    }
+    case ArithOp::Mod: {
+      if (b == 0) throw ValueError("integer modulo by zero");
+      if (b == -1) return 0;
+      std::int64_t m = a % b;
+      if (m != 0 && ((m < 0) != (b < 0))) m += b;
+      return m;
+    }
+    case ArithOp::Pow: {
+      if (b < 0) throw ValueError("negative exponent " + std::to_string(b) + " of an integer");
+      r = 1;
+      for (std::int64_t k = 0; k < b; ++k) {
+        if (__builtin_mul_overflow(r, a, &r)) overflow();
+      }
+      return r;
+    }
+    case ArithOp::Div: break;
+  }
+  return 0;
+}
+
+double real_arith(ArithOp op, double a, double b) {
+  switch (op) {
+    case ArithOp::Add: return a + b;
+    case ArithOp::Sub: return a - b;
+    case ArithOp::Mul: return a * b;
+    case ArithOp::Div:
+      if (b == 0) throw ValueError("division by zero");
+      return a / b;
+    case ArithOp::FloorDiv:
+      if (b == 0) throw ValueError("division by zero");
+      return std::floor(a / b);
+    case ArithOp::Mod: {
+      if (b == 0) throw ValueError("modulo by zero");
+      double m = std::fmod(a, b);
+      if (m != 0 && ((m < 0) != (b < 0))) m += b;
+      return m;
+    }
+    case ArithOp::Pow: return std::pow(a, b);
+  }
+  return 0;
+}
+
+bool compare(CmpOp op, const Val& a, const Val& b) {
+  switch (op) {
+    case CmpOp::Eq: return val_equal(a, b);
+    case CmpOp::Ne: return !val_equal(a, b);
+    default: break;
+  }
+  int order = 0;
+  if (a.tag == Val::Tag::integer && b.tag == Val::Tag::integer) {
+    order = a.i < b.i ? -1 : a.i > b.i ? 1 : 0;
+  } else {
+    const double x = a.number();
+    const double y = b.number();
+    if (std::isnan(x) || std::isnan(y)) return false;
+    order = x < y ? -1 : x > y ? 1 : 0;
+  }
+  switch (op) {
+    case CmpOp::Lt: return order < 0;
+    case CmpOp::Le: return order <= 0;
+    case CmpOp::Gt: return order > 0;
+    case CmpOp::Ge: return order >= 0;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool evaluate_bool(const Node& node, const Env& env) { return evaluate(node, env).b; }
+
+Val evaluate(const Node& n, const Env& env) {
+  switch (n.op) {
+    case NodeOp::Const: return n.value;
+    case NodeOp::Slot: {
+      const Val& v = env.slots[static_cast<std::size_t>(n.index)];
+      if (!v.known()) throw UnsetSlotError(n.index);
+      return v;
+    }
+    case NodeOp::Present: return Val::boolean(env.present[static_cast<std::size_t>(n.index)] != 0);
+    case NodeOp::PresentSlot: {
+      const Val& v = env.slots[static_cast<std::size_t>(n.index)];
+      if (!v.known()) throw UnsetSlotError(n.index);
+      return Val::boolean(!v.is_none());
+    }
+    case NodeOp::TensorBytes: return Val::integer(env.tensor_bytes[static_cast<std::size_t>(n.index)]);
+    case NodeOp::Neg: {
+      Val v = evaluate(n.kids[0], env);
+      if (v.tag == Val::Tag::integer) {
+        if (v.i == INT64_MIN) overflow();
+        v.i = -v.i;
+      } else {
+        v.f = -v.f;
+      }
+      return v;
+    }
+    case NodeOp::Not: return Val::boolean(!evaluate_bool(n.kids[0], env));
+    case NodeOp::Arith: {
+      const Val a = evaluate(n.kids[0], env);
+      const Val b = evaluate(n.kids[1], env);
+      const auto op = static_cast<ArithOp>(n.sub);
+      if (op != ArithOp::Div && a.tag == Val::Tag::integer && b.tag == Val::Tag::integer) {
+        return Val::integer(int_arith(op, a.i, b.i));
+      }
+      return Val::real(real_arith(op, a.number(), b.number()));
+    }
+    case NodeOp::And:
+      for (const Node& k : n.kids) {
+        if (!evaluate_bool(k, env)) return Val::boolean(false);
+      }
+      return Val::boolean(true);
+    case NodeOp::Or:
+      for (const Node& k : n.kids) {
+        if (evaluate_bool(k, env)) return Val::boolean(true);
+      }
+      return Val::boolean(false);
+    case NodeOp::Compare:
+      return Val::boolean(compare(static_cast<CmpOp>(n.sub), evaluate(n.kids[0], env), evaluate(n.kids[1], env)));
+    case NodeOp::InSet: {
+      const Val x = evaluate(n.kids[0], env);
+      bool found = false;
+      for (std::size_t i = 1; i < n.kids.size() && !found; ++i) found = val_equal(x, evaluate(n.kids[i], env));
+      return Val::boolean(found != (n.sub != 0));
+    }
+    case NodeOp::InList: {
+      const Val x = evaluate(n.kids[0], env);
+      const Val list = evaluate(n.kids[1], env);
+      bool found = false;
+      for (std::int64_t d : list.list) found = found || static_cast<double>(d) == x.number();
+      return Val::boolean(found != (n.sub != 0));
+    }
+    case NodeOp::IfElse: return evaluate(evaluate_bool(n.kids[0], env) ? n.kids[1] : n.kids[2], env);
+    case NodeOp::List: {
+      Val out = Val::shape({});
+      for (std::size_t i = 0; i < n.kids.size(); ++i) {
+        const Val v = evaluate(n.kids[i], env);
+        if (n.star[i]) {
+          out.list.insert(out.list.end(), v.list.begin(), v.list.end());
+        } else {
+          out.list.push_back(v.i);
+        }
+      }
+      return out;
+    }
+    case NodeOp::MaybeValue: {
+      Val v = evaluate(n.kids[0], env);
+      if (v.is_none()) throw ValueError("'.value' of None");
+      return v;
+    }
+    case NodeOp::Index: {
+      const Val list = evaluate(n.kids[0], env);
+      std::int64_t i = evaluate(n.kids[1], env).i;
+      const auto size = static_cast<std::int64_t>(list.list.size());
+      if (i < 0) i += size;
+      if (i < 0 || i >= size) {
+        throw ValueError("index " + std::to_string(evaluate(n.kids[1], env).i) + " is out of range for " + shape_str(list.list));
+      }
+      return Val::integer(list.list[static_cast<std::size_t>(i)]);
+    }
+    case NodeOp::Call: {
+      boost::container::small_vector<Val, 4> args;
+      for (const Node& k : n.kids) args.push_back(evaluate(k, env));
+      return primitive(n.index).eval({args.data(), args.size()});
+    }
+  }
+  return Val();
+}
+
+}  // namespace tileops::expr

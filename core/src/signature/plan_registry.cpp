@@ -1,0 +1,46 @@
+// SignaturePlan::for_op and from_yaml: plans compiled on first use, once per process.
+#include <map>
+#include <mutex>
+
+#include "manifest/manifest_registry.hpp"
+#include "signature/plan_builder.hpp"
+#include "tileops/config.hpp"
+
+namespace tileops {
+namespace {
+
+std::shared_ptr<const SignaturePlan> build_or_throw(const OpSpec& spec) {
+  detail::BuildResult r = detail::build_plan(spec);
+  if (!r.plan) throw manifest::ManifestError(std::move(r.problems));
+  return r.plan;
+}
+
+}  // namespace
+
+std::shared_ptr<const SignaturePlan> SignaturePlan::for_op(std::string_view op_name) {
+  static std::mutex mutex;
+  static std::unique_ptr<manifest::ManifestRegistry> registry;
+  static std::map<std::string, std::shared_ptr<const SignaturePlan>, std::less<>> plans;
+  std::lock_guard lock(mutex);
+  if (const auto it = plans.find(op_name); it != plans.end()) return it->second;
+  if (!registry) registry = std::make_unique<manifest::ManifestRegistry>(config().manifest_path);
+  std::shared_ptr<const SignaturePlan> plan = build_or_throw(registry->spec(op_name));
+  plans.emplace(std::string(op_name), plan);
+  return plan;
+}
+
+std::shared_ptr<const SignaturePlan> SignaturePlan::from_yaml(std::string_view yaml, std::string_view op_name,
+                                                              std::string_view file) {
+  manifest::LoadedFile loaded = manifest::load_manifest_text(yaml, std::string(file));
+  std::vector<manifest::Problem> problems;
+  for (const manifest::Problem& p : loaded.problems) {
+    if (p.op == op_name || p.op == "(file)") problems.push_back(p);
+  }
+  if (!problems.empty()) throw manifest::ManifestError(std::move(problems));
+  for (const OpSpec& spec : loaded.specs) {
+    if (spec.name == op_name) return build_or_throw(spec);
+  }
+  throw ValueError("the manifest text has no entry named '" + std::string(op_name) + "'");
+}
+
+}  // namespace tileops

@@ -1,0 +1,95 @@
+#include <algorithm>
+
+#include "signature/compiled_plan.hpp"
+
+namespace tileops::detail {
+
+int CompiledPlan::input_index(std::string_view name) const {
+  for (int i = 0; i < n_inputs_; ++i) {
+    if (tensors_[static_cast<std::size_t>(i)].name == name) return i;
+  }
+  return -1;
+}
+
+const ShapeTerm* CompiledPlan::term(const TensorDecl& t, const Frame& f) const {
+  if (t.shape.subjects.empty()) return &t.shape.terms.front();
+  std::size_t index = 0;
+  for (int s : t.shape.subjects) {
+    index = index * subjects_[static_cast<std::size_t>(s)].domain.size() + f.subject[static_cast<std::size_t>(s)];
+  }
+  const int k = t.shape.term_of[index];
+  return k < 0 ? nullptr : &t.shape.terms[static_cast<std::size_t>(k)];
+}
+
+void CompiledPlan::init_frame(Frame& f) const {
+  f.slots.assign(slots_.size(), Val());
+  f.source.assign(slots_.size(), -1);
+  f.present.assign(tensors_.size(), 0);
+  f.bytes.assign(tensors_.size(), 0);
+  f.subject.assign(subjects_.size(), 0);
+}
+
+void CompiledPlan::select_branches(Frame& f, bool construction) const {
+  for (std::size_t i = 0; i < subjects_.size(); ++i) {
+    const Subject& s = subjects_[i];
+    if (construction && std::any_of(s.expr.tensors.begin(), s.expr.tensors.end(), [this](int t) {
+          return tensors_[static_cast<std::size_t>(t)].role != TensorRole::Construction;
+        })) {
+      continue;
+    }
+    const Val v = expr::evaluate(s.expr.root, f.env());
+    const auto it = std::find_if(s.domain.begin(), s.domain.end(), [&v](const Val& d) { return expr::val_equal(d, v); });
+    if (it == s.domain.end()) {
+      throw ValueError(message("type family subject '" + s.text + "' = " + expr::val_str(v) + " matches no case"));
+    }
+    f.subject[i] = static_cast<std::uint8_t>(it - s.domain.begin());
+  }
+}
+
+void CompiledPlan::compute_lets(Frame& f) const {
+  for (const LetInfo& let : lets_) {
+    Val& slot = f.slots[static_cast<std::size_t>(let.slot)];
+    if (slot.known()) continue;
+    const bool ready = std::all_of(let.expr.slots.begin(), let.expr.slots.end(),
+                                   [&f](int s) { return f.slots[static_cast<std::size_t>(s)].known(); });
+    if (!ready) continue;
+    try {
+      slot = expr::evaluate(let.expr.root, f.env());
+    } catch (const expr::UnsetSlotError&) {
+      continue;
+    } catch (const ValueError& e) {
+      throw ValueError(message("let '" + slots_[static_cast<std::size_t>(let.slot)].name + "' = '" + let.expr.source +
+                               "': " + e.what() + " (" + describe_reads(let.expr, f) + ")"));
+    }
+  }
+}
+
+std::string CompiledPlan::describe_reads(const Expr& e, const Frame& f) const {
+  std::string s;
+  for (int slot : e.slots) {
+    s += (s.empty() ? "" : ", ") + slots_[static_cast<std::size_t>(slot)].name + " = " +
+         expr::val_str(f.slots[static_cast<std::size_t>(slot)]);
+  }
+  for (int t : e.tensors) {
+    s += (s.empty() ? "" : ", ") + std::string("present(") + tensors_[static_cast<std::size_t>(t)].name +
+         ") = " + (f.present[static_cast<std::size_t>(t)] ? "true" : "false");
+  }
+  return s;
+}
+
+std::string CompiledPlan::solved_by(const Frame& f, int s) const {
+  const int id = f.source[static_cast<std::size_t>(s)];
+  return id >= 0 ? tensor_label(id) : "";
+}
+
+std::string CompiledPlan::tensor_label(int id) const {
+  const TensorDecl& t = tensors_[static_cast<std::size_t>(id)];
+  switch (t.role) {
+    case TensorRole::Input: return "input '" + t.name + "'";
+    case TensorRole::Construction: return "parameter '" + t.name + "'";
+    case TensorRole::Output: return "output '" + t.name + "'";
+  }
+  return t.name;
+}
+
+}  // namespace tileops::detail

@@ -1,0 +1,27 @@
+#include "signature/rules.hpp"
+
+#include <algorithm>
+
+namespace tileops::detail {
+
+bool rule_ready(const Rule& rule, const Frame& f) {
+  return std::all_of(rule.expr.slots.begin(), rule.expr.slots.end(),
+                     [&f](int s) { return f.slots[static_cast<std::size_t>(s)].known(); });
+}
+
+void check_rule(const CompiledPlan& plan, std::size_t index, const Frame& f) {
+  const Rule& rule = plan.rules_[index];
+  const std::string where = "shape_rules[" + std::to_string(index) + "] '" + rule.text + "'";
+  bool holds = false;
+  try {
+    holds = expr::evaluate_bool(rule.expr.root, f.env());
+  } catch (const expr::UnsetSlotError& e) {
+    throw ValueError(plan.message(where + " reads '" + plan.slots_[static_cast<std::size_t>(e.slot())].name +
+                                  "', which this call does not determine"));
+  } catch (const ValueError& e) {
+    throw ValueError(plan.message(where + ": " + e.what() + " (" + plan.describe_reads(rule.expr, f) + ")"));
+  }
+  if (!holds) throw ValueError(plan.message(where + " is false (" + plan.describe_reads(rule.expr, f) + ")"));
+}
+
+}  // namespace tileops::detail

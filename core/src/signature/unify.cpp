@@ -1,0 +1,263 @@
+#include "signature/unify.hpp"
+
+#include <algorithm>
+
+namespace tileops::detail {
+namespace {
+
+bool all_known(const Expr& e, const Frame& f) {
+  for (int s : e.slots) {
+    if (!f.slots[static_cast<std::size_t>(s)].known()) return false;
+  }
+  return true;
+}
+
+// The single unknown slot `e` reads, -1 when none, -2 when several.
+int single_unknown(const Expr& e, const Frame& f) {
+  int found = -1;
+  for (int s : e.slots) {
+    if (f.slots[static_cast<std::size_t>(s)].known()) continue;
+    if (found >= 0) return -2;
+    found = s;
+  }
+  return found;
+}
+
+// " (K = 4096 solved from input 'a')" for the indices and lets `e` reads.
+std::string provenance(const CompiledPlan& plan, const Expr& e, const Frame& f) {
+  std::string s;
+  for (int slot : e.slots) {
+    const SlotDecl& d = plan.slots_[static_cast<std::size_t>(slot)];
+    const Val& v = f.slots[static_cast<std::size_t>(slot)];
+    if (d.source == SlotDecl::Source::Param || !v.known()) continue;
+    s += (s.empty() ? "" : ", ") + d.name + " = " + expr::val_str(v);
+    const std::string by = plan.solved_by(f, slot);
+    if (!by.empty()) s += " solved from " + by;
+  }
+  return s.empty() ? "" : " (" + s + ")";
+}
+
+struct Unifier {
+  const CompiledPlan& plan;
+  Frame& f;
+  int id;
+  const Tensor& t;
+  const TensorDecl& decl;
+  const ShapeTerm& term;
+
+  std::string shape_prefix() const {
+    return plan.tensor_label(id) + " shape " + shape_str(t.shape()) + " does not match " + decl.shape.text;
+  }
+
+  [[noreturn]] void mismatch(const Expr* read) const {
+    std::string msg = shape_prefix() + " = " + describe_term(plan, term, f);
+    if (read != nullptr) msg += provenance(plan, *read, f);
+    throw ValueError(plan.message(msg));
+  }
+
+  void solve(int slot, Val v) const {
+    f.slots[static_cast<std::size_t>(slot)] = std::move(v);
+    f.source[static_cast<std::size_t>(slot)] = static_cast<std::int16_t>(id);
+  }
+
+  // Processes the dtype; true when done.
+  bool dtype() const {
+    const DTypeDecl& d = decl.dtype;
+    const DType actual = t.dtype();
+    if (d.solve_slot >= 0 && !f.slots[static_cast<std::size_t>(d.solve_slot)].known()) {
+      const SlotDecl& s = plan.slots_[static_cast<std::size_t>(d.solve_slot)];
+      if (std::find(s.dtypes.begin(), s.dtypes.end(), actual) == s.dtypes.end()) {
+        throw TypeError(plan.message(plan.tensor_label(id) + " dtype " + std::string(dtype_name(actual)) +
+                                     " is not in " + s.name + " = " + s.kind_text));
+      }
+      solve(d.solve_slot, Val::dtype(actual));
+      return true;
+    }
+    if (!all_known(d.expr, f)) return false;
+    const Val want = expr::evaluate(d.expr.root, f.env());
+    if (want.d == actual) return true;
+    std::string msg = plan.tensor_label(id) + " dtype " + std::string(dtype_name(actual)) + " does not match ";
+    msg += d.text == dtype_name(want.d) ? d.text : d.text + " = " + std::string(dtype_name(want.d));
+    if (d.solve_slot >= 0) {
+      const std::string by = plan.solved_by(f, d.solve_slot);
+      if (!by.empty()) msg += " (solved from " + by + ")";
+    } else {
+      msg += provenance(plan, d.expr, f);
+    }
+    throw TypeError(plan.message(msg));
+  }
+
+  // Processes the shape items still pending in `pending` (bit per item); true on progress.
+  bool shape(std::uint64_t& pending) const {
+    const Shape& actual = t.shape();
+    const auto rank = static_cast<std::int64_t>(actual.size());
+    std::int64_t known_total = 0;
+    int unknown_stars = 0;
+    boost::container::small_vector<std::int64_t, 8> length;
+    for (const AxisItem& item : term.items) {
+      std::int64_t len = 1;
+      if (item.form == AxisItem::Form::Star && f.slots[static_cast<std::size_t>(item.star_slot)].known()) {
+        len = static_cast<std::int64_t>(f.slots[static_cast<std::size_t>(item.star_slot)].list.size());
+      } else if (item.form == AxisItem::Form::StarExpr && all_known(item.expr, f)) {
+        len = static_cast<std::int64_t>(expr::evaluate(item.expr.root, f.env()).list.size());
+      } else if (item.form != AxisItem::Form::Axis) {
+        len = -1;
+      }
+      length.push_back(len);
+      if (len < 0) {
+        ++unknown_stars;
+      } else {
+        known_total += len;
+      }
+    }
+    if (unknown_stars > 1) return false;
+    if (unknown_stars == 0 && rank != known_total) {
+      throw ValueError(plan.message(shape_prefix() + ": rank " + std::to_string(rank) + ", but " + term.text + " has " +
+                                    std::to_string(known_total) + " axes" + rank_detail()));
+    }
+    if (unknown_stars == 1 && rank < known_total) {
+      throw ValueError(plan.message(shape_prefix() + ": rank " + std::to_string(rank) + ", but " + term.text +
+                                    " needs at least " + std::to_string(known_total) + " axes" + rank_detail()));
+    }
+    bool progress = false;
+    std::int64_t pos = 0;
+    for (std::size_t k = 0; k < term.items.size(); ++k) {
+      const AxisItem& item = term.items[k];
+      const std::int64_t len = length[k] >= 0 ? length[k] : rank - known_total;
+      const std::uint64_t bit = std::uint64_t{1} << k;
+      if ((pending & bit) != 0 && item_step(item, pos, len)) {
+        pending &= ~bit;
+        progress = true;
+      }
+      pos += len;
+    }
+    return progress;
+  }
+
+  // " (B = [2048])" for the star lengths already known, to explain a rank mismatch.
+  std::string rank_detail() const {
+    std::string s;
+    for (const AxisItem& item : term.items) {
+      if (item.form == AxisItem::Form::Axis) continue;
+      const Expr& e = item.expr;
+      if (!all_known(e, f)) continue;
+      s += (s.empty() ? "" : ", ") + item.text.substr(1) + " = " + expr::val_str(expr::evaluate(e.root, f.env()));
+    }
+    return s.empty() ? "" : " (" + s + ")";
+  }
+
+  bool item_step(const AxisItem& item, std::int64_t pos, std::int64_t len) const {
+    const Shape& actual = t.shape();
+    const auto first = actual.begin() + pos;
+    switch (item.form) {
+      case AxisItem::Form::Star: {
+        Val& slot = f.slots[static_cast<std::size_t>(item.star_slot)];
+        if (!slot.known()) {
+          solve(item.star_slot, Val::shape(ShapeView(actual.data() + pos, static_cast<std::size_t>(len))));
+          return true;
+        }
+        if (!std::equal(slot.list.begin(), slot.list.end(), first)) mismatch(&item.expr);
+        return true;
+      }
+      case AxisItem::Form::StarExpr: {
+        if (!all_known(item.expr, f)) return false;
+        const Val v = expr::evaluate(item.expr.root, f.env());
+        if (!std::equal(v.list.begin(), v.list.end(), first)) mismatch(&item.expr);
+        return true;
+      }
+      case AxisItem::Form::Axis: break;
+    }
+    const std::int64_t axis = *first;
+    const int unknown = single_unknown(item.expr, f);
+    if (unknown == -1) {
+      if (expr::evaluate(item.expr.root, f.env()).i != axis) mismatch(&item.expr);
+      return true;
+    }
+    if (unknown == -2) return false;
+    for (const AxisItem::Linear& lin : item.linear) {
+      if (lin.slot != unknown) continue;
+      const std::int64_t rest = lin.rest ? expr::evaluate(lin.rest->root, f.env()).i : 0;
+      const std::int64_t diff = axis - rest;
+      if (diff < 0 || diff % lin.a != 0) {
+        const std::string name = plan.slots_[static_cast<std::size_t>(lin.slot)].name;
+        throw ValueError(plan.message(shape_prefix() + " = " + describe_term(plan, term, f) + ": axis " +
+                                      std::to_string(pos) + " is " + std::to_string(axis) + ", which " + item.text +
+                                      " cannot equal for a whole " + name + " >= 0" + provenance(plan, item.expr, f)));
+      }
+      solve(lin.slot, Val::integer(diff / lin.a));
+      return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::string describe_term(const CompiledPlan& plan, const ShapeTerm& term, const Frame& f) {
+  std::string s = "[";
+  bool first = true;
+  for (const AxisItem& item : term.items) {
+    std::string part;
+    if (all_known(item.expr, f)) {
+      const Val v = expr::evaluate(item.expr.root, f.env());
+      if (item.form == AxisItem::Form::Axis) {
+        part = std::to_string(v.i);
+      } else {
+        for (std::size_t i = 0; i < v.list.size(); ++i) part += (i ? ", " : "") + std::to_string(v.list[i]);
+      }
+    } else {
+      part = item.text;
+    }
+    if (part.empty()) continue;
+    s += (first ? "" : ", ") + part;
+    first = false;
+  }
+  return s + "]";
+}
+
+void unify_tensors(const CompiledPlan& plan, std::span<const std::pair<int, const Tensor*>> tensors, Frame& f) {
+  struct Pending {
+    std::uint64_t items = 0;
+    bool dtype = true;
+    const ShapeTerm* term = nullptr;
+  };
+  boost::container::small_vector<Pending, 8> state(tensors.size());
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    const TensorDecl& decl = plan.tensors_[static_cast<std::size_t>(tensors[k].first)];
+    state[k].term = plan.term(decl, f);
+    if (state[k].term == nullptr) {
+      throw ValueError(plan.message("no case of " + decl.shape.text + " applies to this call"));
+    }
+    const std::size_t n = state[k].term->items.size();
+    state[k].items = n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+  }
+  bool progress = true;
+  bool pending = true;
+  while (progress && pending) {
+    progress = false;
+    pending = false;
+    for (std::size_t k = 0; k < tensors.size(); ++k) {
+      Pending& p = state[k];
+      if (!p.dtype && p.items == 0) continue;
+      const int id = tensors[k].first;
+      const Unifier u{plan, f, id, *tensors[k].second, plan.tensors_[static_cast<std::size_t>(id)], *p.term};
+      if (p.dtype && u.dtype()) {
+        p.dtype = false;
+        progress = true;
+      }
+      if (p.items != 0 && u.shape(p.items)) progress = true;
+      pending = pending || p.dtype || p.items != 0;
+    }
+    if (progress) plan.compute_lets(f);
+  }
+  if (!pending) return;
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    if (!state[k].dtype && state[k].items == 0) continue;
+    const TensorDecl& decl = plan.tensors_[static_cast<std::size_t>(tensors[k].first)];
+    throw ValueError(plan.message("cannot resolve " + plan.tensor_label(tensors[k].first) + ": " +
+                                  (state[k].dtype ? "dtype " + decl.dtype.text : "shape " + decl.shape.text) +
+                                  " reads an index no tensor determines"));
+  }
+}
+
+}  // namespace tileops::detail

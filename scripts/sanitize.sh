@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds the library, plugins and test suites with a sanitizer into ./build-<name> and runs
+# every test under it. Usage: scripts/sanitize.sh thread | address,undefined | address | undefined
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kind=${1:?usage: scripts/sanitize.sh thread|address|undefined|address,undefined}
+build_dir="build-${kind/,/-}"
+cmake -S . -B "$build_dir" -G Ninja -DTILEOPS_SANITIZE="$kind" -DTILEOPS_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build "$build_dir" --parallel "$(nproc)"
+# OpenBLAS is not instrumented: keep it on the calling thread so the sanitizers see every access.
+export OPENBLAS_NUM_THREADS=1
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+export ASAN_OPTIONS="detect_leaks=1 abort_on_error=0"
+export UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1"
+ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)"
