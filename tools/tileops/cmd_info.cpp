@@ -3,8 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backend_json.hpp"
 #include "command.hpp"
 #include "common_options.hpp"
+#include "tileops/backend.hpp"
 #include "tileops/config.hpp"
 #include "tileops/device_runtime.hpp"
 #include "tileops/paths.hpp"
@@ -43,6 +45,7 @@ int run_info(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_args("info", "[--json]", args, options, vm)) return 0;
   apply_common_options(vm);
+  load_backends();
 
   const Config cfg = config();
   nlohmann::json info;
@@ -54,6 +57,9 @@ int run_info(const std::vector<std::string>& args) {
   for (const auto& p : plugin_search_path()) path.push_back(p.string());
   info["plugin_path"] = path;
   info["devices"] = device_json();
+  info["plugins"] = plugins_json();
+  info["load_failures"] = load_failures_json();
+  info["targets"] = targets_json();
 
   if (vm.count("json")) {
     std::cout << info.dump(2) << "\n";
@@ -72,6 +78,15 @@ int run_info(const std::vector<std::string>& args) {
                 << d["name"].get<std::string>() << "\n";
     }
   }
+  std::cout << "plugins:" << (info["plugins"].empty() ? " (none)" : "") << "\n";
+  for (const auto& p : info["plugins"]) {
+    std::cout << "  " << p["name"].get<std::string>() << " " << p["version"].get<std::string>() << "\n";
+  }
+  if (!info["load_failures"].empty()) {
+    std::cout << "load failures: " << info["load_failures"].size() << " (see 'tileops plugins')\n";
+  }
+  std::cout << "targets:" << (info["targets"].empty() ? " (none)" : "") << "\n";
+  for (const auto& t : info["targets"]) std::cout << "  " << t["name"].get<std::string>() << "\n";
   return 0;
 }
 

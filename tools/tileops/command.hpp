@@ -30,5 +30,7 @@ bool parse_args(const std::string& command, const std::string& synopsis, const s
 
 int run_info(const std::vector<std::string>& args);
 int run_validate(const std::vector<std::string>& args);
+int run_plugins(const std::vector<std::string>& args);
+int run_targets(const std::vector<std::string>& args);
 
 }  // namespace tileops::cli

@@ -11,8 +11,11 @@ namespace {
 using tileops::cli::Command;
 
 const Command kCommands[] = {
-    {"info", "print the version, the config in effect, the plugin path and the devices", tileops::cli::run_info},
+    {"info", "print the version, the config in effect, the plugin path, the devices and the backends",
+     tileops::cli::run_info},
     {"validate", "check manifest files (default: the built-in manifests); one line per problem", tileops::cli::run_validate},
+    {"plugins", "list the plugins loaded, the load failures and the plugin files skipped", tileops::cli::run_plugins},
+    {"targets", "list the registered targets and the ops each one builds", tileops::cli::run_targets},
 };
 
 void print_usage(std::ostream& os) {

@@ -123,7 +123,11 @@ TILEOPS_API std::vector<std::string> target_ops(std::string_view target);
 TILEOPS_API std::vector<RegisteredKernelType> registered_kernel_types(std::string_view op);
 
 // Loads the backend registry once per process (thread-safe): reads the config and loads every
-// plugin on the plugin path. Op construction calls it; calling it earlier is harmless.
+// plugin on the plugin path (see tileops/plugin.hpp for the rules, loaded_plugins() and
+// load_failures()). A plugin that fails to load never makes this throw: it is rolled back,
+// logged and recorded. Throws ConfigError when the config cannot be read, and then tries again
+// on the next call. Op construction calls it; calling it earlier is harmless. Libraries stay
+// loaded for the life of the process.
 TILEOPS_API void load_backends();
 
 }  // namespace tileops

@@ -1,13 +1,82 @@
-#include <mutex>
+#include "plugin/plugin_host.hpp"
 
-#include "tileops/backend.hpp"
-#include "tileops/config.hpp"
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <utility>
 
-namespace tileops {
+#include "plugin/plugin_discovery.hpp"
+#include "plugin/plugin_library.hpp"
+#include "tileops/logging.hpp"
 
-void load_backends() {
-  static std::once_flag once;
-  std::call_once(once, [] { (void)config(); });
+namespace tileops::plugin {
+namespace {
+
+thread_local bool loading = false;
+
+// Marks the calling thread as loading plugins for its lifetime.
+class LoadingScope {
+ public:
+  LoadingScope() : outer_(std::exchange(loading, true)) {}
+  ~LoadingScope() { loading = outer_; }
+  LoadingScope(const LoadingScope&) = delete;
+  LoadingScope& operator=(const LoadingScope&) = delete;
+
+ private:
+  bool outer_;
+};
+
+}  // namespace
+
+bool PluginHost::loading_on_this_thread() { return loading; }
+
+PluginHost::~PluginHost() {
+  for (auto it = held_.rbegin(); it != held_.rend(); ++it) it->registrar->rollback();
 }
 
-}  // namespace tileops
+void PluginHost::load(const std::vector<std::filesystem::path>& directories, const std::vector<std::string>& disabled) {
+  const LoadingScope scope;
+  Discovery found = discover_plugins(directories);
+  for (auto& failure : found.failures) {
+    log().warn("plugin directory {} {}", failure.path.string(), failure.reason);
+    failures_.push_back(std::move(failure));
+  }
+  for (const PluginCandidate& candidate : found.candidates) {
+    if (std::find(disabled.begin(), disabled.end(), candidate.name) != disabled.end()) {
+      log().info("plugin '{}' at {} is disabled by the config; not loaded", candidate.name, candidate.path.string());
+      skipped_.push_back({candidate.name, candidate.path, "disabled by the config's disable_plugins"});
+      continue;
+    }
+    const auto [first, is_first] = first_seen_.try_emplace(candidate.name, candidate.path);
+    if (!is_first && first->second == candidate.path) {
+      log().debug("plugin '{}' at {} is listed twice on the plugin path; loaded once", candidate.name,
+                  candidate.path.string());
+      continue;
+    }
+    if (!is_first) {
+      log().info("plugin '{}' at {} is shadowed by {}; not loaded", candidate.name, candidate.path.string(),
+                 first->second.string());
+      skipped_.push_back({candidate.name, candidate.path, "shadowed by " + first->second.string()});
+      continue;
+    }
+    load_one(candidate.name, candidate.path);
+  }
+}
+
+void PluginHost::load_one(const std::string& name, const std::filesystem::path& path) {
+  const auto start = std::chrono::steady_clock::now();
+  auto registrar = std::make_unique<Registrar>(name);
+  try {
+    OpenedPlugin opened = open_plugin({name, path}, *registrar);
+    const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    log().debug("loaded plugin '{}' {} from {} in {:.2f} ms", name, opened.version, path.string(), ms);
+    held_.push_back({std::move(registrar), std::move(opened.library)});
+    loaded_.push_back({name, opened.version, path});
+  } catch (const std::exception& e) {
+    registrar->rollback();
+    log().warn("plugin '{}' at {} {}; nothing it registered remains", name, path.string(), e.what());
+    failures_.push_back({path, name, e.what()});
+  }
+}
+
+}  // namespace tileops::plugin

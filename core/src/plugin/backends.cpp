@@ -1,0 +1,57 @@
+// The process-wide plugin host behind load_backends() and the plugin queries.
+#include <chrono>
+#include <mutex>
+
+#include "plugin/plugin_host.hpp"
+#include "tileops/backend.hpp"
+#include "tileops/config.hpp"
+#include "tileops/errors.hpp"
+#include "tileops/logging.hpp"
+#include "tileops/paths.hpp"
+#include "tileops/plugin.hpp"
+
+namespace tileops {
+namespace {
+
+// Never destroyed: the registrations of loaded plugins must outlive every static object that
+// may still use them, and rolling them back at exit would serve no one.
+plugin::PluginHost& process_host() {
+  static plugin::PluginHost* host = new plugin::PluginHost();
+  return *host;
+}
+
+}  // namespace
+
+void load_backends() {
+  // Re-entering call_once from inside its own callable would deadlock.
+  if (plugin::PluginHost::loading_on_this_thread()) {
+    throw BackendError("load_backends: called while plugins are loading; a plugin must not construct ops or query "
+                       "the loaded plugins from its registration");
+  }
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const auto start = std::chrono::steady_clock::now();
+    plugin::PluginHost& host = process_host();
+    host.load(plugin_search_path(), config().disable_plugins);
+    const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    log().info("loaded {} plugin(s) in {:.2f} ms; {} load failure(s), {} skipped", host.loaded().size(), ms,
+               host.failures().size(), host.skipped().size());
+  });
+}
+
+std::vector<PluginInfo> loaded_plugins() {
+  load_backends();
+  return process_host().loaded();
+}
+
+std::vector<PluginLoadFailure> load_failures() {
+  load_backends();
+  return process_host().failures();
+}
+
+std::vector<SkippedPlugin> skipped_plugins() {
+  load_backends();
+  return process_host().skipped();
+}
+
+}  // namespace tileops

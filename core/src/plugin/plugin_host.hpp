@@ -1,0 +1,67 @@
+// The plugin host: loads plugin libraries into the process registry, one transaction per plugin,
+// and remembers what it loaded, skipped and failed on. Internal; exported for the test suite.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tileops/backend.hpp"
+#include "tileops/export.hpp"
+#include "tileops/plugin.hpp"
+
+namespace tileops::plugin {
+
+// load_backends() owns one PluginHost for the whole process; tests make their own. Not
+// thread-safe: one thread loads, and nothing reads the host while it loads.
+class TILEOPS_API PluginHost {
+ public:
+  PluginHost() = default;
+  // Rolls back the registrations of every plugin this host loaded, newest first. The libraries'
+  // code stays mapped (see OpenedPlugin::library).
+  ~PluginHost();
+  PluginHost(const PluginHost&) = delete;
+  PluginHost& operator=(const PluginHost&) = delete;
+
+  // Loads the plugins found in `directories` (see discover_plugins), in discovery order:
+  //  * a name in `disabled` is skipped;
+  //  * a name this host met before (in this call or an earlier one, loaded or failed) is
+  //    skipped as shadowed by the first file of that name, with a notice in the log; the very
+  //    same file met again (a directory listed twice) is ignored;
+  //  * any other plugin registers through a Registrar owned by its name; when opening or
+  //    registration fails, everything it registered is rolled back, a warning is logged and the
+  //    failure is recorded. The host and the other plugins carry on.
+  // Directories that cannot be listed are recorded as failures too. Throws only what the
+  // allocator throws.
+  void load(const std::vector<std::filesystem::path>& directories, const std::vector<std::string>& disabled);
+
+  // True while some PluginHost::load runs on the calling thread, i.e. inside a plugin's
+  // registration when called from plugin code.
+  static bool loading_on_this_thread();
+
+  // The plugins loaded so far, in load order.
+  const std::vector<PluginInfo>& loaded() const { return loaded_; }
+  // The failures so far, in discovery order.
+  const std::vector<PluginLoadFailure>& failures() const { return failures_; }
+  // The plugin files skipped so far, in discovery order.
+  const std::vector<SkippedPlugin>& skipped() const { return skipped_; }
+
+ private:
+  // What keeps one loaded plugin's registrations and library alive.
+  struct Held {
+    std::unique_ptr<Registrar> registrar;
+    std::shared_ptr<void> library;
+  };
+
+  void load_one(const std::string& name, const std::filesystem::path& path);
+
+  std::vector<PluginInfo> loaded_;
+  std::vector<Held> held_;  // parallel to loaded_
+  std::vector<PluginLoadFailure> failures_;
+  std::vector<SkippedPlugin> skipped_;
+  std::map<std::string, std::filesystem::path> first_seen_;  // plugin name → the file that won
+};
+
+}  // namespace tileops::plugin

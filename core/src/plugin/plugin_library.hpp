@@ -1,0 +1,30 @@
+// Opening one plugin library and running its registration.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "plugin/plugin_discovery.hpp"
+#include "tileops/backend.hpp"
+
+namespace tileops::plugin {
+
+// A plugin library whose registration succeeded.
+struct OpenedPlugin {
+  std::string version;
+  // Keeps the library open. Its code is never unmapped, even once this is released: the
+  // library is opened with RTLD_NODELETE, because objects it created (a device runtime held by
+  // a tensor, a kernel) may outlive every registration.
+  std::shared_ptr<void> library;
+};
+
+// Opens `candidate.path` (symbols bound now, kept local to the library), reads the plugin ABI
+// version and checks it before calling anything else, checks that the name the plugin declares
+// is `candidate.name`, then calls its registration function once with `registrar`.
+// Throws BackendError whose message is the reason when the file cannot be opened, lacks an entry
+// point, was built for another ABI version, declares another name, or its registration returns
+// a failure. Whatever the plugin registered before failing stays in `registrar`: the caller rolls
+// it back.
+OpenedPlugin open_plugin(const PluginCandidate& candidate, Registrar& registrar);
+
+}  // namespace tileops::plugin

@@ -1,0 +1,120 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "plugin_host/corpus.hpp"
+#include "support/run_command.hpp"
+
+using tileops::test::corpus;
+using tileops::test::run_command;
+
+namespace {
+
+// Runs `tileops <args>` with TILEOPS_PLUGIN_PATH set to the corpus cases `cases` (':'-joined);
+// warnings go to stderr, which is dropped.
+tileops::test::CommandResult run_with_plugins(const std::string& cases, const std::string& args,
+                                              const std::string& extra_env = "") {
+  std::string path;
+  std::size_t start = 0;
+  while (start <= cases.size()) {
+    const std::size_t end = std::min(cases.find(':', start), cases.size());
+    path += (path.empty() ? "" : ":") + corpus(cases.substr(start, end - start)).string();
+    start = end + 1;
+  }
+  return run_command("TILEOPS_PLUGIN_PATH=" + path + " " + extra_env + " " + TILEOPS_CLI_PATH + " " + args +
+                     " 2>/dev/null");
+}
+
+}  // namespace
+
+TEST_CASE("tileops plugins --json lists the loaded plugins, each load failure with its reason, and skipped files") {
+  const auto r = run_with_plugins("good:garbage:shadow:throws:duplicate", "plugins --json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.at("plugins").size() == 1);
+  CHECK(j["plugins"][0] == nlohmann::json{{"name", "good"},
+                                          {"version", "1.2.3"},
+                                          {"path", (corpus("good") / "libtileops_good.so").string()}});
+  const auto& failures = j.at("load_failures");
+  REQUIRE(failures.size() == 6);
+  CHECK(failures[0].at("plugin") == "garbage");
+  CHECK(failures[0].at("path") == (corpus("garbage") / "libtileops_garbage.so").string());
+  CHECK(failures[0].at("reason").get<std::string>().starts_with("cannot be opened as a shared library: "));
+  CHECK(failures[1].at("plugin") == "throws");
+  CHECK(failures[1].at("reason") ==
+        "failed to register: tileops::ValueError: the throws plugin gave up half-way through registration");
+  CHECK(failures[2].at("plugin") == "dup_builder");
+  CHECK(failures[5].at("plugin") == "dup_runtime");
+  CHECK(failures[5].at("reason") ==
+        "failed to register: tileops::BackendError: a device runtime for 'plugdev' is already registered");
+  REQUIRE(j.at("skipped").size() == 1);
+  CHECK(j["skipped"][0].at("path") == (corpus("shadow") / "libtileops_good.so").string());
+  CHECK(j["skipped"][0].at("reason") == "shadowed by " + (corpus("good") / "libtileops_good.so").string());
+  CHECK(j.at("plugin_path")[0] == corpus("good").string());
+}
+
+TEST_CASE("tileops plugins prints the loaded plugins and the failures as text") {
+  const auto r = run_with_plugins("good:wrongabi", "plugins");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("good 1.2.3  " + (corpus("good") / "libtileops_good.so").string()) != std::string::npos);
+  CHECK(r.out.find("libtileops_wrongabi.so was built for plugin ABI version 999") != std::string::npos);
+}
+
+TEST_CASE("the --plugin-path flag replaces TILEOPS_PLUGIN_PATH for tileops plugins") {
+  const auto r = run_with_plugins("garbage", "plugins --json --plugin-path " + corpus("shadow").string());
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.at("plugins").size() == 1);
+  CHECK(j["plugins"][0].at("version") == "2.0.0");
+  CHECK(j.at("load_failures").empty());
+}
+
+TEST_CASE("TILEOPS_DISABLE_PLUGINS keeps a plugin from loading and tileops plugins says why") {
+  const auto r = run_with_plugins("good", "plugins --json", "TILEOPS_DISABLE_PLUGINS=good");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("plugins").empty());
+  REQUIRE(j.at("skipped").size() == 1);
+  CHECK(j["skipped"][0].at("reason") == "disabled by the config's disable_plugins");
+}
+
+TEST_CASE("tileops targets --json lists each target with the ops it builds, and nothing of a failed plugin") {
+  const auto r = run_with_plugins("good:throws:duplicate", "targets --json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("targets") == nlohmann::json::parse(R"([{"name": "plugtarget", "ops": ["PluginTestOp"]}])"));
+  CHECK(j.at("default_target").is_null());
+}
+
+TEST_CASE("tileops targets prints the targets as text") {
+  const auto r = run_with_plugins("good", "targets --default-target plugtarget");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("default target: plugtarget") != std::string::npos);
+  CHECK(r.out.find("  plugtarget: PluginTestOp") != std::string::npos);
+}
+
+TEST_CASE("tileops info --json reports the plugins, the load failures, the targets and a plugin's device type") {
+  const auto r = run_with_plugins("good:partial", "info --json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.at("plugins").size() == 1);
+  CHECK(j["plugins"][0].at("name") == "good");
+  CHECK(j["plugins"][0].at("version") == "1.2.3");
+  REQUIRE(j.at("load_failures").size() == 1);
+  CHECK(j["load_failures"][0].at("plugin") == "partial");
+  CHECK(j["load_failures"][0].at("reason").get<std::string>().starts_with("lacks plugin entry points"));
+  CHECK(j.at("targets") == nlohmann::json::parse(R"([{"name": "plugtarget", "ops": ["PluginTestOp"]}])"));
+  CHECK(j.at("default_target").is_null());
+  bool plugdev = false;
+  for (const auto& d : j.at("devices")) plugdev = plugdev || d.at("type") == "plugdev";
+  CHECK(plugdev);
+}
+
+TEST_CASE("a plugin directory that is a file is a load failure without a plugin name") {
+  const auto r = run_with_plugins("good/libtileops_good.so", "plugins --json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.at("load_failures").size() == 1);
+  CHECK(j["load_failures"][0].at("plugin").is_null());
+  CHECK(j["load_failures"][0].at("reason") == "is on the plugin path but is not a directory");
+}

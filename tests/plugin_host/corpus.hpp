@@ -1,0 +1,34 @@
+// The test plugin corpus built by tests/plugins, and registry probes for what a plugin left.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "tileops/backend.hpp"
+#include "tileops/device_runtime.hpp"
+
+namespace tileops::test {
+
+// The directory of one corpus case: good, shadow, garbage, nosymbols, partial, wrongabi,
+// throws, renamed, reentrant, duplicate.
+inline std::filesystem::path corpus(std::string_view name) {
+  return std::filesystem::path(TILEOPS_TEST_PLUGIN_DIR) / name;
+}
+
+inline bool has_target(std::string_view target) {
+  const auto targets = registered_targets();
+  return std::find(targets.begin(), targets.end(), target) != targets.end();
+}
+
+inline bool has_kernel_type(std::string_view op, std::string_view key) {
+  const auto types = registered_kernel_types(op);
+  return std::any_of(types.begin(), types.end(), [&](const RegisteredKernelType& t) { return t.key == key; });
+}
+
+inline bool has_runtime(std::string_view device_type) {
+  return find_device_runtime(DeviceType::intern(device_type)) != nullptr;
+}
+
+}  // namespace tileops::test

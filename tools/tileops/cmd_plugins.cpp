@@ -1,0 +1,55 @@
+// `tileops plugins [--json]`: the plugins loaded, the load failures and the skipped files.
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "backend_json.hpp"
+#include "command.hpp"
+#include "common_options.hpp"
+#include "tileops/backend.hpp"
+#include "tileops/paths.hpp"
+
+namespace tileops::cli {
+namespace po = boost::program_options;
+
+int run_plugins(const std::vector<std::string>& args) {
+  po::options_description options("plugins options");
+  options.add_options()("json", "print one JSON object instead of text");
+  add_common_options(options);
+  po::variables_map vm;
+  if (!parse_args("plugins", "[--json]", args, options, vm)) return 0;
+  apply_common_options(vm);
+  load_backends();
+
+  nlohmann::json report;
+  nlohmann::json path = nlohmann::json::array();
+  for (const auto& p : plugin_search_path()) path.push_back(p.string());
+  report["plugin_path"] = path;
+  report["plugins"] = plugins_json();
+  report["load_failures"] = load_failures_json();
+  report["skipped"] = skipped_plugins_json();
+  if (vm.count("json")) {
+    std::cout << report.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "plugins loaded:" << (report["plugins"].empty() ? " (none)" : "") << "\n";
+  for (const auto& p : report["plugins"]) {
+    std::cout << "  " << p["name"].get<std::string>() << " " << p["version"].get<std::string>() << "  "
+              << p["path"].get<std::string>() << "\n";
+  }
+  if (!report["load_failures"].empty()) {
+    std::cout << "load failures:\n";
+    for (const auto& f : report["load_failures"]) {
+      std::cout << "  " << f["path"].get<std::string>() << " " << f["reason"].get<std::string>() << "\n";
+    }
+  }
+  if (!report["skipped"].empty()) {
+    std::cout << "skipped:\n";
+    for (const auto& s : report["skipped"]) {
+      std::cout << "  " << s["path"].get<std::string>() << ": " << s["reason"].get<std::string>() << "\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace tileops::cli
