@@ -207,3 +207,20 @@ TEST_CASE("a rolled-back registrar leaves nothing behind") {
   CHECK(registered_targets("ScaleTestFwdOp").empty());
   CHECK_THROWS_AS(register_kernel_builder("ScaleTestFwdOp", std::string(BUILTIN), {}), BackendError);
 }
+
+TEST_CASE("the reference target runs the op's own kernel types, ignoring registered ones") {
+  Registrar reg("test");
+  reg.register_kernel_type<ScaleShort>("ScaleTestFwdOp", "scale_short");
+  ScaleTestFwdOp fast(2.0);
+  ScaleTestFwdOp reference(2.0, std::string(REFERENCE));
+  ScaleCall call;
+  call.device = Device::cpu();
+  call.n = 4;
+  CHECK(fast.key_for("scale", call) == "scale_short");
+  CHECK(reference.key_for("scale", call) == "scale_reference");
+  CHECK(reference(ramp(2)).to_doubles() == std::vector<double>{2, 4});
+  CHECK(reference.serving_target() == std::string(REFERENCE));
+  ChainTestFwdOp chain{std::string(REFERENCE)};
+  CHECK(chain.first().target() == std::string(REFERENCE));
+  CHECK_THROWS_AS(register_detector(std::string(REFERENCE), [](const Device&) { return false; }), BackendError);
+}

@@ -31,10 +31,20 @@ namespace tileops {
 
 class DeviceRuntime;
 
-// The target name that forces the in-tree kernels.
+// The target name that forces the in-tree path: kernel types dispatched among the op's own and
+// those backends registered for it.
 inline constexpr std::string_view BUILTIN = "builtin";
 
-// An execution policy: a target name, BUILTIN, or nullopt (process default, else detection).
+// The target name that forces the op's own (in-tree) kernel types only, ignoring registered
+// ones: the portable reference kernels, the numerical oracle. Sub-ops built by a composite
+// inherit it like any target.
+inline constexpr std::string_view REFERENCE = "reference";
+
+// True for BUILTIN and REFERENCE, the two names of the in-tree path.
+constexpr bool is_in_tree_target(std::string_view name) { return name == BUILTIN || name == REFERENCE; }
+
+// An execution policy: a target name, BUILTIN, REFERENCE, or nullopt (process default, else
+// detection).
 using Target = std::optional<std::string>;
 
 // A kernel built by a target for one (device, input dtypes and shapes) combination. It
@@ -80,7 +90,7 @@ class TILEOPS_API Registrar {
     register_kernel_type(op, key, make_kernel_type<Impl>());
   }
   // Registers `builder` as target `target`'s kernel builder for op `op`. Throws BackendError
-  // when (op, target) already has one, or when `target` is BUILTIN.
+  // when (op, target) already has one, or when `target` is BUILTIN or REFERENCE.
   void register_kernel_builder(const std::string& op, const std::string& target, TargetBuilder builder);
   // Registers the detector of target `target`. Throws BackendError when it already has one.
   void register_detector(const std::string& target, Detector detect);

@@ -65,9 +65,8 @@ void remove_kernel_type(const std::string& op, const std::string& key) {
 }
 
 void add_builder(const std::string& owner, const std::string& op, const std::string& target, TargetBuilder builder) {
-  if (target == BUILTIN) {
-    throw BackendError("register_kernel_builder: '" + std::string(BUILTIN) +
-                       "' names the in-tree kernels and cannot be a target");
+  if (is_in_tree_target(target)) {
+    throw BackendError("register_kernel_builder: '" + target + "' names the in-tree kernels and cannot be a target");
   }
   if (op.empty() || target.empty() || !builder) {
     throw BackendError("register_kernel_builder: the op name, the target name and the builder must be given");
@@ -90,8 +89,8 @@ void remove_builder(const std::string& op, const std::string& target) {
 }
 
 void add_detector(const std::string& owner, const std::string& target, Detector detect) {
-  if (target == BUILTIN) {
-    throw BackendError("register_detector: '" + std::string(BUILTIN) + "' names the in-tree kernels and cannot be a target");
+  if (is_in_tree_target(target)) {
+    throw BackendError("register_detector: '" + target + "' names the in-tree kernels and cannot be a target");
   }
   if (target.empty() || !detect) throw BackendError("register_detector: the target name and the detector must be given");
   Registry& r = registry();

@@ -64,11 +64,11 @@ void resolve_preferences(const std::string& op, std::vector<InstalledKernel>& ke
 
 }  // namespace
 
-InstalledKernels InstalledKernels::install(const OpClass& cls) {
+InstalledKernels InstalledKernels::install(const OpClass& cls, bool include_registered) {
   const std::string& op = cls.name();
   InstalledKernels table;
   for (const auto& [key, type] : cls.kernel_types()) table.kernels.push_back({key, "", type, -1, {}});
-  for (const RegisteredKernelType& reg : registered_kernel_types(op)) {
+  for (const RegisteredKernelType& reg : include_registered ? registered_kernel_types(op) : std::vector<RegisteredKernelType>{}) {
     if (find_key(table.kernels, reg.key) >= 0) {
       throw ValueError(op + ": kernel types registered by plugin '" + reg.owner + "' reuse keys it has: '" + reg.key +
                        "' is already an in-tree key");

@@ -30,7 +30,8 @@ struct InstalledKernels {
   // implementation per interface (ValueError "has more than one general implementation"),
   // preferred_over names other keys of the same interface and general keys declare none
   // (ValueError), and preferences form no cycle (ValueError "preferences form a cycle through").
-  static InstalledKernels install(const OpClass& cls);
+  // With `include_registered` false, only the class's own kernel types are installed.
+  static InstalledKernels install(const OpClass& cls, bool include_registered);
 };
 
 }  // namespace tileops

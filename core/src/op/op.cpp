@@ -24,7 +24,7 @@ Op::Op(const OpClass& cls, ParamMap params, Target target, std::initializer_list
   // 2. Parameters are checked once, at construction, and the solved indices kept.
   construction_ = std::make_unique<const ConstructionState>(plan_.check_construction(params));
   // 3. The implementation table depends only on the class and the registry: resolve it now.
-  installed_ = std::make_unique<const InstalledKernels>(InstalledKernels::install(cls_));
+  installed_ = std::make_unique<const InstalledKernels>(InstalledKernels::install(cls_, target_ != REFERENCE));
   // 4. The key must exist before any graph records this instance.
   instance_key_ = register_instance(this);
   // 5. Binding and running state start empty.

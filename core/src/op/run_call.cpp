@@ -156,7 +156,7 @@ void Op::select_target(Binding& b, const std::optional<Device>& device) {
   std::string chosen;
   if (name) {
     chosen = *name;
-    if (chosen != BUILTIN && !backend::target_known(chosen)) {
+    if (!is_in_tree_target(chosen) && !backend::target_known(chosen)) {
       throw UnknownTargetError(cls_.name() + ": target '" + chosen + "' is not registered; registered targets: " +
                                join(registered_targets()) + " (is its plugin loaded?)");
     }
@@ -174,7 +174,7 @@ void Op::select_target(Binding& b, const std::optional<Device>& device) {
     chosen = claims.empty() ? std::string(BUILTIN) : claims.front();
   }
   std::shared_ptr<const TargetBuilder> builder;
-  if (chosen != BUILTIN) {
+  if (!is_in_tree_target(chosen)) {
     builder = backend::find_builder(cls_.name(), chosen);
     if (!builder && !cls_.interfaces().empty()) {
       throw OpNotAvailableError(cls_.name() + ": target '" + chosen + "' has no kernel builder for " + cls_.name() +
