@@ -4,6 +4,7 @@
 
 #include "manifest/manifest_loader.hpp"
 #include "manifest/manifest_registry.hpp"
+#include "manifest/validator.hpp"
 #include "signature/plan_support.hpp"
 #include "support/temp_dir.hpp"
 
@@ -150,4 +151,39 @@ TEST_CASE("the registry finds specs across the built-in manifests and manifest d
   const manifest::ManifestRegistry with_bad({bad.path()});
   test::expect_error<manifest::ManifestError>([&] { with_bad.spec("BadFwdOp"); },
                                               "bad.yaml: BadFwdOp: stauts: unknown field 'stauts'");
+}
+
+TEST_CASE("validate_manifests: duplicates across files, stage ops resolved against the built-ins") {
+  test::TempDir dir;
+  const std::string composite = R"yaml(
+TwoGemmFwdOp:
+  family: test
+  status: spec-only
+  signature:
+    forall: {M: Dim, T: "DType[float32]"}
+    inputs:
+      x: {dtype: T, shape: "[M]"}
+    outputs:
+      y: {dtype: T, shape: "[M]"}
+  workloads:
+  - {M: 8, dtype_cases: [{T: float32}], label: unit}
+  roofline:
+    flops: "M"
+  composition:
+    kind: composite
+    stages:
+    - {name: first, op: GemmFwdOp}
+    - {name: second, op: GoodFwdOp}
+)yaml";
+  const auto a = dir.write("test.yaml", std::string(kGood) + composite);
+  const auto b = dir.write("test_more.yaml", kGood);
+  const manifest::ValidationReport report = manifest::validate_manifests({a, b});
+  CHECK(report.files == 2);
+  CHECK(report.ops == 3);
+  REQUIRE(report.problems.size() == 1);
+  CHECK(report.problems[0].str() == b.string() + ": GoodFwdOp: (entry): the op is already defined in " + a.string());
+  const manifest::ValidationReport builtin = manifest::validate_manifests({});
+  CHECK(builtin.files == 6);
+  CHECK(builtin.ops == 12);
+  CHECK(builtin.problems.empty());
 }

@@ -79,8 +79,6 @@ void CompiledPlan::compute_lets(Frame& f) const {
     if (!ready) continue;
     try {
       slot = expr::evaluate(let.expr.root, f.env());
-    } catch (const expr::UnsetSlotError&) {
-      continue;
     } catch (const ValueError& e) {
       throw ValueError(message("let '" + slots_[static_cast<std::size_t>(let.slot)].name + "' = '" + let.expr.source +
                                "': " + e.what() + " (" + describe_reads(let.expr, f) + ")"));
