@@ -94,6 +94,8 @@ TEST_CASE("GemmFwdOp: the Mat type family selects the axis order of each operand
                            "GemmFwdOp: input 'a' shape [128, 4096, 1] does not match Mat[trans_a, M, K]: rank 3, but [M, K] has 2 axes");
   expect_error<TypeError>([&] { p->check_construction({{"trans_a", std::int64_t{1}}}); },
                           "GemmFwdOp: parameter 'trans_a' = 1 (int) is not of type bool");
+  expect_error<TypeError>([&] { run_call(*p, {}, {meta({4, 8}), meta({2, 8})}, meta({4, 2})); },
+                          "GemmFwdOp: takes no 'out' buffer, but one was passed");
 }
 
 TEST_CASE("SiluAndMulFwdOp: [M, 2 * N] solves N and checks the axis is even") {
@@ -197,6 +199,8 @@ TEST_CASE("AlibiFwdOp: no tensor input; the device parameter decides the call de
                           "AlibiFwdOp: parameter 'out_dtype' = int32 (dtype) is not of type float16 | bfloat16 | float32");
   expect_error<TypeError>([&] { p->check_construction({{"seq_len", std::int64_t{8}}, {"num_heads", std::int64_t{4}}, {"device", std::int64_t{0}}}); },
                           "AlibiFwdOp: parameter 'device' = 0 (int) is not of type device | None");
+  expect_error<TypeError>([&] { p->check_construction({{"seq_len", std::int64_t{8}}, {"num_heads", std::int64_t{4}}, {"device", std::string("cuda:x")}}); },
+                          "AlibiFwdOp: parameter 'device' = 'cuda:x' (str) is not of type device | None");
 }
 
 TEST_CASE("BatchNormFwdOp: training writes the running statistics and returns mean and rstd") {
