@@ -10,10 +10,11 @@
 
 #include "manifest/manifest_error.hpp"
 #include "manifest/manifest_loader.hpp"
+#include "tileops/export.hpp"
 
 namespace tileops::manifest {
 
-class ManifestRegistry {
+class TILEOPS_API ManifestRegistry {
  public:
   // Loads the built-in manifests and each directory's *.yaml files (sorted by name; a missing
   // directory is skipped). Never throws for malformed files: their problems are kept.

@@ -158,7 +158,7 @@ void PlanBuilder::analyse_branches() {
       }
       where = name + " = " + expr::val_str(value) + (where.empty() ? "" : ", ") + where;
     }
-    if (where.empty()) where = "on every call";
+    where = where.empty() ? "on every call" : "when " + where;
     for (std::size_t id = 0; id < p.tensors_.size(); ++id) {
       const TensorDecl& t = p.tensors_[id];
       if (t.role != TensorRole::Output && !t.optional && !t.optional_expr) f.present[id] = 1;
@@ -174,7 +174,7 @@ void PlanBuilder::analyse_branches() {
       if (excluded) continue;
       p.select_branches(f);
     } catch (const ValueError& e) {
-      problem("signature", std::string("evaluating the discriminants failed when ") + where + ": " + e.what());
+      problem("signature", std::string("evaluating the discriminants failed ") + where + ": " + e.what());
       return;
     }
     for (int o = 0; o < p.n_outputs_; ++o) {
@@ -271,11 +271,11 @@ void PlanBuilder::analyse_branches() {
     }
     for (const Work& w : work) {
       if (w.dtype) {
-        report_once(field_of(*w.t) + ".dtype", "'" + w.t->dtype.text + "' cannot be resolved when " + where +
+        report_once(field_of(*w.t) + ".dtype", "'" + w.t->dtype.text + "' cannot be resolved " + where +
                                                    ": it reads an index no tensor determines");
       }
       if (w.items != 0) {
-        report_once(field_of(*w.t) + ".shape", "'" + w.t->shape.text + "' cannot be resolved when " + where +
+        report_once(field_of(*w.t) + ".shape", "'" + w.t->shape.text + "' cannot be resolved " + where +
                                                    ": an axis reads more than one unknown index, or an index no tensor determines");
       }
     }
@@ -311,7 +311,7 @@ void PlanBuilder::analyse_branches() {
           }
         }
         if (d.source == SlotDecl::Source::Index && !known[static_cast<std::size_t>(s)]) {
-          report_once("signature.forall." + d.name, "index '" + d.name + "' cannot be solved when " + where + ": " + who +
+          report_once("signature.forall." + d.name, "index '" + d.name + "' cannot be solved " + where + ": " + who +
                                                         " reads it, but no input determines it");
         }
       }

@@ -14,11 +14,10 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
     throw TypeError(message("takes " + std::to_string(n_inputs_) + " input tensor slot(s), got " +
                             std::to_string(args.inputs.size())));
   }
-  Frame f;
-  init_frame(f);
+  Frame& f = call_frame();
   for (std::size_t s = 0; s < slots_.size(); ++s) {
     if (st.slot_source[s] == -2) continue;
-    f.slots[s] = expr::val_from_value(st.slots[s]);
+    expr::assign_from_value(f.slots[s], st.slots[s]);
     f.source[s] = st.slot_source[s];
   }
   for (std::size_t k = 0; k < params_.size(); ++k) {
@@ -70,7 +69,8 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
     const int id = output_tensor(o);
     const TensorDecl& t = tensors_[static_cast<std::size_t>(id)];
     OutputPlan& out = check.outputs[static_cast<std::size_t>(o)];
-    out = OutputPlan{};
+    out.alias_input = -1;
+    out.shape.clear();
     out.present = !t.nullable || expr::evaluate_bool(t.nullable->root, f.env());
     f.present[static_cast<std::size_t>(id)] = out.present;
     out.is_out_buffer = t.buffer_out && has_out;
@@ -158,9 +158,9 @@ void CompiledPlan::infer_output(const TensorDecl& t, Frame& f, OutputPlan& out) 
   if (term == nullptr) throw ValueError(message("no case of " + t.shape.text + " applies to output '" + t.name + "'"));
   const auto where = [&](const Expr& e) { return "output '" + t.name + "' " + e.source; };
   try {
-    const Val shape = expr::evaluate(term->whole.root, f.env());
-    out.shape.assign(shape.list.begin(), shape.list.end());
-    out.dtype = expr::evaluate(t.dtype.expr.root, f.env()).d;
+    expr::evaluate_list(term->whole.root, f.env(), out.shape);
+    const Val* dtype = expr::slot_ref(t.dtype.expr.root, f.env());
+    out.dtype = dtype != nullptr ? dtype->d : expr::evaluate(t.dtype.expr.root, f.env()).d;
   } catch (const expr::UnsetSlotError& e) {
     throw ValueError(message(where(term->whole) + " reads '" + slots_[static_cast<std::size_t>(e.slot())].name +
                              "', which this call does not determine"));

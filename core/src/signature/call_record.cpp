@@ -4,7 +4,18 @@
 namespace tileops::detail {
 namespace {
 
-std::int64_t byte_size(ShapeView shape, DType dtype) { return shape_numel(shape) * dtype_bits(dtype) / 8; }
+// Records tensor `name` and its traffic.
+void add_tensor(SignatureCall& record, std::string_view name, ShapeView shape, DType dtype, int reads, int writes) {
+  TensorRecord& r = record.tensors.emplace_back();
+  r.name = name;
+  r.shape.assign(shape.begin(), shape.end());
+  r.dtype = dtype;
+  TensorTraffic& t = record.traffic.emplace_back();
+  t.name = name;
+  t.reads = reads;
+  t.writes = writes;
+  t.bytes = shape_numel(shape) * dtype_bits(dtype) / 8;
+}
 
 }  // namespace
 
@@ -13,7 +24,12 @@ void CompiledPlan::fill_record(const CallArgs& args, const ConstructionState& st
   record.op = spec_.name;
   record.indices.clear();
   for (std::size_t s = 0; s < slots_.size(); ++s) {
-    if (f.slots[s].known()) record.indices.push_back({slots_[s].name, expr::value_from_val(f.slots[s])});
+    if (!f.slots[s].known()) continue;
+    if (slots_[s].source == SlotDecl::Source::Param) {
+      record.indices.emplace_back(IndexRecord{slots_[s].name, st.slots[s]});
+    } else {
+      record.indices.emplace_back(IndexRecord{slots_[s].name, expr::value_from_val(f.slots[s])});
+    }
   }
   std::size_t key = 0;
   for (std::size_t s = 0; s < subjects_.size(); ++s) key = key * subjects_[s].domain.size() + f.subject[s];
@@ -28,8 +44,7 @@ void CompiledPlan::fill_record(const CallArgs& args, const ConstructionState& st
     if (!x.defined()) continue;
     const TensorDecl& t = input(i);
     const bool written = check.written[static_cast<std::size_t>(i)];
-    record.tensors.push_back({t.name, x.shape(), x.dtype()});
-    record.traffic.push_back({t.name, t.write_only ? 0 : 1, written ? 1 : 0, byte_size(x.shape(), x.dtype())});
+    add_tensor(record, t.name, x.shape(), x.dtype(), t.write_only ? 0 : 1, written ? 1 : 0);
     if (written) record.written.push_back(t.name);
   }
   for (std::size_t k = 0; k < params_.size(); ++k) {
@@ -38,15 +53,20 @@ void CompiledPlan::fill_record(const CallArgs& args, const ConstructionState& st
     if (!p.is_tensor || !std::holds_alternative<Tensor>(v)) continue;
     const Tensor& x = std::get<Tensor>(v);
     const TensorDecl& t = tensors_[static_cast<std::size_t>(p.tensor)];
-    record.tensors.push_back({t.name, x.shape(), x.dtype()});
-    record.traffic.push_back({t.name, 1, 0, byte_size(x.shape(), x.dtype())});
+    add_tensor(record, t.name, x.shape(), x.dtype(), 1, 0);
   }
   for (int o = 0; o < n_outputs_; ++o) {
     const OutputPlan& out = check.outputs[static_cast<std::size_t>(o)];
     if (!out.present) continue;
     const TensorDecl& t = tensors_[static_cast<std::size_t>(output_tensor(o))];
-    record.tensors.push_back({t.name, out.shape, out.dtype});
-    if (out.alias_input < 0) record.traffic.push_back({t.name, 0, 1, byte_size(out.shape, out.dtype)});
+    if (out.alias_input < 0) {
+      add_tensor(record, t.name, out.shape, out.dtype, 0, 1);
+    } else {
+      TensorRecord& r = record.tensors.emplace_back();
+      r.name = t.name;
+      r.shape.assign(out.shape.begin(), out.shape.end());
+      r.dtype = out.dtype;
+    }
   }
 }
 

@@ -202,8 +202,11 @@ class CompiledPlan final : public SignaturePlan {
   const TensorDecl& input(int i) const { return tensors_[static_cast<std::size_t>(i)]; }
   // The term a tensor's shape takes for the frame's subject values, or nullptr (no case).
   const ShapeTerm* term(const TensorDecl& t, const Frame& f) const;
-  // An empty frame of the right size.
+  // Sizes a new, empty frame for this plan.
   void init_frame(Frame& f) const;
+  // The calling thread's frame for check_call, emptied for this plan. Reusing it keeps the call
+  // path free of per-call construction of slot storage.
+  Frame& call_frame() const;
   // Evaluates the match subjects (all their inputs are known; at construction, those that read
   // no call-time tensor); throws ValueError for a value outside a subject's domain.
   void select_branches(Frame& f, bool construction = false) const;

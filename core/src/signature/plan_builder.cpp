@@ -23,6 +23,12 @@ void mentioned(const expr::Ast& a, std::set<std::string>& out) {
   for (const expr::Ast& k : a.kids) mentioned(k, out);
 }
 
+// "'source': reason", without repeating the source when the reason already starts with it.
+std::string expression_problem(const std::string& source, const std::string& reason) {
+  const std::string quoted = "'" + source + "': ";
+  return reason.rfind(quoted, 0) == 0 ? reason : quoted + reason;
+}
+
 }  // namespace
 
 BuildResult build_plan(OpSpec spec) { return PlanBuilder(std::move(spec)).run(); }
@@ -57,7 +63,7 @@ std::optional<Expr> PlanBuilder::compile(const std::string& source, const std::s
   try {
     return expr::compile_expression(source, plan_->scope_, options);
   } catch (const ValueError& e) {
-    problem(field, "'" + source + "': " + e.what());
+    problem(field, expression_problem(source, e.what()));
     return std::nullopt;
   }
 }
@@ -66,7 +72,7 @@ std::optional<Expr> PlanBuilder::compile_ast(const expr::Ast& ast, const std::st
   try {
     return expr::compile_ast(ast, source, plan_->scope_);
   } catch (const ValueError& e) {
-    problem(field, "'" + source + "': " + e.what());
+    problem(field, expression_problem(source, e.what()));
     return std::nullopt;
   }
 }

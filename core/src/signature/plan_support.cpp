@@ -22,11 +22,31 @@ const ShapeTerm* CompiledPlan::term(const TensorDecl& t, const Frame& f) const {
 }
 
 void CompiledPlan::init_frame(Frame& f) const {
-  f.slots.assign(slots_.size(), Val());
-  f.source.assign(slots_.size(), -1);
-  f.present.assign(tensors_.size(), 0);
-  f.bytes.assign(tensors_.size(), 0);
-  f.subject.assign(subjects_.size(), 0);
+  f.slots.resize(slots_.size());
+  f.source.resize(slots_.size(), -1);
+  f.present.resize(tensors_.size(), 0);
+  f.bytes.resize(tensors_.size(), 0);
+  f.subject.resize(subjects_.size(), 0);
+}
+
+Frame& CompiledPlan::call_frame() const {
+  thread_local Frame storage;
+  Frame& frame = storage;
+  if (frame.slots.size() < slots_.size()) {
+    frame.slots.resize(slots_.size());
+    frame.source.resize(slots_.size());
+  }
+  if (frame.present.size() < tensors_.size()) {
+    frame.present.resize(tensors_.size());
+    frame.bytes.resize(tensors_.size());
+  }
+  if (frame.subject.size() < subjects_.size()) frame.subject.resize(subjects_.size());
+  for (std::size_t s = 0; s < slots_.size(); ++s) {
+    frame.slots[s].tag = Val::Tag::unset;
+    frame.source[s] = -1;
+  }
+  std::fill_n(frame.present.begin(), tensors_.size(), std::uint8_t{0});
+  return frame;
 }
 
 void CompiledPlan::select_branches(Frame& f, bool construction) const {
@@ -35,6 +55,10 @@ void CompiledPlan::select_branches(Frame& f, bool construction) const {
     if (construction && std::any_of(s.expr.tensors.begin(), s.expr.tensors.end(), [this](int t) {
           return tensors_[static_cast<std::size_t>(t)].role != TensorRole::Construction;
         })) {
+      continue;
+    }
+    if (s.expr.root.kind.base == expr::Base::Bool) {  // the domain is {false, true}
+      f.subject[i] = expr::evaluate_bool(s.expr.root, f.env()) ? 1 : 0;
       continue;
     }
     const Val v = expr::evaluate(s.expr.root, f.env());
@@ -55,8 +79,6 @@ void CompiledPlan::compute_lets(Frame& f) const {
     if (!ready) continue;
     try {
       slot = expr::evaluate(let.expr.root, f.env());
-    } catch (const expr::UnsetSlotError&) {
-      continue;
     } catch (const ValueError& e) {
       throw ValueError(message("let '" + slots_[static_cast<std::size_t>(let.slot)].name + "' = '" + let.expr.source +
                                "': " + e.what() + " (" + describe_reads(let.expr, f) + ")"));

@@ -9,8 +9,7 @@ namespace tileops::detail {
 // when it does not hold, or naming the reason when evaluating it fails.
 void check_rule(const CompiledPlan& plan, std::size_t index, const Frame& f);
 
-// True when every slot the rule reads is known and every tensor it reads has a known presence
-// (`known_tensors` bit per tensor id).
+// True when every slot the rule reads is known in `f`.
 bool rule_ready(const Rule& rule, const Frame& f);
 
 }  // namespace tileops::detail

@@ -36,13 +36,14 @@ struct OutputPlan {
   Shape shape;
   DType dtype = DType::float32;
   int alias_input = -1;                  // >= 0: this output is that (written) input itself
-  bool is_out_buffer = false;            // this output is the caller's `out` when passed
+  bool is_out_buffer = false;            // this output declares `buffer: out` and the caller passed `out`
 };
 
 struct CallCheck {
   std::optional<Device> device;          // the call device; nullopt when it cannot be known
   bool empty_write = false;              // every written tensor has no elements
-  int effect_branch = 0;                 // index into SignaturePlan::boundary_operator_names()
+  int effect_branch = 0;                 // the call's effect branch: its index in boundary_operator_names()
+                                         // (0 when the op has no compile boundary)
   boost::container::small_vector<bool, 6> written;       // per input: this call writes it
   boost::container::small_vector<bool, 6> contiguous;    // per input: declared contiguous: true
   boost::container::small_vector<OutputPlan, 4> outputs;  // per output
@@ -97,8 +98,12 @@ class TILEOPS_API SignaturePlan {
   virtual const std::vector<std::string>& composition_stages() const = 0;
 
   // One boundary operator name per effect branch the spec admits:
-  // "tileops::<family>_<snake_case(op)>" plus "_writes_<input>" per written input, "_out"
-  // when `out` is passed, "_without_<output>" per null output. Index 0 is the plain branch.
+  // "tileops::<family>_<snake_case(op without "Op")>" (the family written once when the snake
+  // name already starts with it, e.g. "tileops::gemm_fwd") plus "_writes_<input>" per written
+  // input, "_out" when `out` is passed, "_without_<output>" per null output, in that order.
+  // Branches with fewer effects come first: index 0 is the plain branch when the spec admits
+  // one. Empty when the op has no compile boundary (no call-time tensor input, or a
+  // composition).
   virtual const std::vector<std::string>& boundary_operator_names() const = 0;
 
   // Construction check: `given` holds the constructor's manifest parameter values (a parameter
@@ -118,7 +123,8 @@ class TILEOPS_API SignaturePlan {
   // declared set or disagreeing with its index, device mismatch) or ValueError (shape that does
   // not unify, failed refinement, non-contiguous where declared, bad `out`), e.g.
   // "RMSNormFwdOp: input 'weight' shape [4095] does not match [*normalized_shape] = [4096]".
-  // Allocates nothing beyond the record's and check's own storage.
+  // Allocates nothing beyond the record's and check's own storage (the working frame is the
+  // calling thread's, reused across calls). The record's names and branch_key view the plan.
   virtual void check_call(const ConstructionState& state, const CallArgs& args, CallCheck& check,
                           SignatureCall& record) const = 0;
 

@@ -55,9 +55,10 @@ struct Unifier {
     throw ValueError(plan.message(msg));
   }
 
-  void solve(int slot, Val v) const {
-    f.slots[static_cast<std::size_t>(slot)] = std::move(v);
+  // Slot `slot`, to be set by the caller, and records that this tensor solved it.
+  Val& solve(int slot) const {
     f.source[static_cast<std::size_t>(slot)] = static_cast<std::int16_t>(id);
+    return f.slots[static_cast<std::size_t>(slot)];
   }
 
   // Processes the dtype; true when done.
@@ -70,10 +71,12 @@ struct Unifier {
         throw TypeError(plan.message(plan.tensor_label(id) + " dtype " + std::string(dtype_name(actual)) +
                                      " is not in " + s.name + " = " + s.kind_text));
       }
-      solve(d.solve_slot, Val::dtype(actual));
+      solve(d.solve_slot).set_dtype(actual);
       return true;
     }
     if (!all_known(d.expr, f)) return false;
+    const Val* ref = expr::slot_ref(d.expr.root, f.env());
+    if (ref != nullptr ? ref->d == actual : d.expr.root.op == expr::NodeOp::Const && d.expr.root.value.d == actual) return true;
     const Val want = expr::evaluate(d.expr.root, f.env());
     if (want.d == actual) return true;
     std::string msg = plan.tensor_label(id) + " dtype " + std::string(dtype_name(actual)) + " does not match ";
@@ -99,7 +102,8 @@ struct Unifier {
       if (item.form == AxisItem::Form::Star && f.slots[static_cast<std::size_t>(item.star_slot)].known()) {
         len = static_cast<std::int64_t>(f.slots[static_cast<std::size_t>(item.star_slot)].list.size());
       } else if (item.form == AxisItem::Form::StarExpr && all_known(item.expr, f)) {
-        len = static_cast<std::int64_t>(expr::evaluate(item.expr.root, f.env()).list.size());
+        const Val* ref = expr::slot_ref(item.expr.root, f.env());
+        len = static_cast<std::int64_t>(ref != nullptr ? ref->list.size() : expr::evaluate(item.expr.root, f.env()).list.size());
       } else if (item.form != AxisItem::Form::Axis) {
         len = -1;
       }
@@ -153,7 +157,7 @@ struct Unifier {
       case AxisItem::Form::Star: {
         Val& slot = f.slots[static_cast<std::size_t>(item.star_slot)];
         if (!slot.known()) {
-          solve(item.star_slot, Val::shape(ShapeView(actual.data() + pos, static_cast<std::size_t>(len))));
+          solve(item.star_slot).set_shape(ShapeView(actual.data() + pos, static_cast<std::size_t>(len)));
           return true;
         }
         if (!std::equal(slot.list.begin(), slot.list.end(), first)) mismatch(&item.expr);
@@ -161,6 +165,10 @@ struct Unifier {
       }
       case AxisItem::Form::StarExpr: {
         if (!all_known(item.expr, f)) return false;
+        if (const Val* ref = expr::slot_ref(item.expr.root, f.env())) {
+          if (!std::equal(ref->list.begin(), ref->list.end(), first)) mismatch(&item.expr);
+          return true;
+        }
         const Val v = expr::evaluate(item.expr.root, f.env());
         if (!std::equal(v.list.begin(), v.list.end(), first)) mismatch(&item.expr);
         return true;
@@ -170,7 +178,8 @@ struct Unifier {
     const std::int64_t axis = *first;
     const int unknown = single_unknown(item.expr, f);
     if (unknown == -1) {
-      if (expr::evaluate(item.expr.root, f.env()).i != axis) mismatch(&item.expr);
+      const Val* ref = expr::slot_ref(item.expr.root, f.env());
+      if ((ref != nullptr ? ref->i : expr::evaluate(item.expr.root, f.env()).i) != axis) mismatch(&item.expr);
       return true;
     }
     if (unknown == -2) return false;
@@ -184,7 +193,7 @@ struct Unifier {
                                       std::to_string(pos) + " is " + std::to_string(axis) + ", which " + item.text +
                                       " cannot equal for a whole " + name + " >= 0" + provenance(plan, item.expr, f)));
       }
-      solve(lin.slot, Val::integer(diff / lin.a));
+      solve(lin.slot).set_integer(diff / lin.a);
       return true;
     }
     return false;

@@ -99,10 +99,9 @@ WorkloadCase CompiledPlan::instantiate_case(std::size_t r, std::size_t c) const 
   select_branches(f);
   compute_lets(f);
 
-  const auto spec_of = [&](const TensorDecl& t) {
+  const auto fill_spec = [&](const TensorDecl& t, TensorSpec& ts) {
     const ShapeTerm* term = this->term(t, f);
     if (term == nullptr) throw ValueError("no case of " + t.shape.text + " applies to " + t.name);
-    TensorSpec ts;
     try {
       const Val shape = expr::evaluate(term->whole.root, f.env());
       ts.shape.assign(shape.list.begin(), shape.list.end());
@@ -115,14 +114,15 @@ WorkloadCase CompiledPlan::instantiate_case(std::size_t r, std::size_t c) const 
       throw ValueError(tensor_label(static_cast<int>(&t - tensors_.data())) + " shape " + t.shape.text + " = " +
                        shape_str(ts.shape) + " has a negative axis");
     }
-    return ts;
   };
+  out.inputs.resize(static_cast<std::size_t>(n_inputs_));
   for (int i = 0; i < n_inputs_; ++i) {
-    out.inputs.push_back(f.present[static_cast<std::size_t>(i)] ? std::optional<TensorSpec>(spec_of(input(i))) : std::nullopt);
+    if (f.present[static_cast<std::size_t>(i)]) fill_spec(input(i), out.inputs[static_cast<std::size_t>(i)].emplace());
   }
   for (const ParamInfo& p : params_) {
     if (!p.is_tensor || !f.present[static_cast<std::size_t>(p.tensor)]) continue;
-    const TensorSpec ts = spec_of(tensors_[static_cast<std::size_t>(p.tensor)]);
+    TensorSpec ts;
+    fill_spec(tensors_[static_cast<std::size_t>(p.tensor)], ts);
     out.params.set(p.name, Tensor::empty(ts.shape, ts.dtype, Device::meta()));
   }
   return out;

@@ -205,17 +205,24 @@ class Compiler {
     return info != nullptr && !info->members.empty() ? info : nullptr;
   }
 
-  void check_literal(const Ast& name_side, const Ast& literal_side, const Node& literal) const {
+  void check_literal(const Ast& whole, const Ast& name_side, const Node& literal) const {
     const NameInfo* info = constrained_name(name_side);
     if (info == nullptr || literal.op != NodeOp::Const) return;
     std::string text;
-    if (literal.value.tag == Val::Tag::str) text = std::string(literal.value.s);
-    else if (literal.value.tag == Val::Tag::dtype) text = std::string(dtype_name(literal.value.d));
-    else return;
+    bool quoted = false;
+    if (literal.value.tag == Val::Tag::str) {
+      text = std::string(literal.value.s);
+      quoted = info->kind.base == Base::Str;
+    } else if (literal.value.tag == Val::Tag::dtype) {
+      text = std::string(dtype_name(literal.value.d));
+    } else {
+      return;
+    }
     if (std::find(info->members.begin(), info->members.end(), text) == info->members.end()) {
+      const std::string q = quoted ? "'" : "";
       std::string set;
-      for (const auto& m : info->members) set += (set.empty() ? "" : " | ") + m;
-      fail(literal_side, "'" + text + "' is not a value of " + name_side.text + " (" + set + ")");
+      for (const auto& m : info->members) set += (set.empty() ? "" : " | ") + q + m + q;
+      fail(whole, "'" + text + "' is not a value of " + name_side.text + " (" + set + ")");
     }
   }
 
@@ -235,14 +242,18 @@ class Compiler {
     if (op == "in" || op == "not in") return membership(whole, op, la, std::move(lhs), ra, narrowed);
     Node rhs = compile(ra, narrowed);
     if (!comparable(lhs.kind, rhs.kind)) {
+      const bool maybe_left = lhs.kind.maybe;
+      if ((maybe_left || rhs.kind.maybe) && comparable(Kind{lhs.kind.base, false}, Kind{rhs.kind.base, false})) {
+        fail(maybe_left ? la : ra, "is " + kind_name(maybe_left ? lhs.kind : rhs.kind) + "; test present(...) and read .value");
+      }
       fail(whole, "cannot compare " + kind_name(lhs.kind) + " with " + kind_name(rhs.kind));
     }
     const bool ordering = op != "==" && op != "!=";
     if (ordering && !(is_numeric(lhs.kind) && is_numeric(rhs.kind))) {
       fail(whole, "'" + op + "' orders numbers only, not " + kind_name(lhs.kind));
     }
-    check_literal(la, ra, rhs);
-    check_literal(ra, la, lhs);
+    check_literal(whole, la, rhs);
+    check_literal(whole, ra, lhs);
     CmpOp c = CmpOp::Eq;
     if (op == "!=") c = CmpOp::Ne;
     else if (op == "<") c = CmpOp::Lt;
@@ -268,7 +279,7 @@ class Compiler {
         if (!comparable(n.kids[0].kind, k.kind)) {
           fail(whole, "cannot compare " + kind_name(n.kids[0].kind) + " with " + kind_name(k.kind));
         }
-        check_literal(la, item, k);
+        check_literal(whole, la, k);
         n.kids.push_back(std::move(k));
       }
     } else {

@@ -96,7 +96,32 @@ bool compare(CmpOp op, const Val& a, const Val& b) {
 
 }  // namespace
 
-bool evaluate_bool(const Node& node, const Env& env) { return evaluate(node, env).b; }
+bool evaluate_bool(const Node& node, const Env& env) {
+  if (const Val* ref = slot_ref(node, env)) return ref->b;
+  return evaluate(node, env).b;
+}
+
+void evaluate_list(const Node& n, const Env& env, Shape& out) {
+  if (n.op != NodeOp::List) {
+    const Val v = evaluate(n, env);
+    out.insert(out.end(), v.list.begin(), v.list.end());
+    return;
+  }
+  for (std::size_t i = 0; i < n.kids.size(); ++i) {
+    const Node& kid = n.kids[i];
+    if (n.star[i]) {
+      if (const Val* ref = slot_ref(kid, env)) {
+        for (std::int64_t d : ref->list) out.push_back(d);
+      } else {
+        evaluate_list(kid, env, out);
+      }
+    } else if (const Val* ref = slot_ref(kid, env)) {
+      out.push_back(ref->i);
+    } else {
+      out.push_back(evaluate(kid, env).i);
+    }
+  }
+}
 
 Val evaluate(const Node& n, const Env& env) {
   switch (n.op) {
@@ -161,14 +186,7 @@ Val evaluate(const Node& n, const Env& env) {
     case NodeOp::IfElse: return evaluate(evaluate_bool(n.kids[0], env) ? n.kids[1] : n.kids[2], env);
     case NodeOp::List: {
       Val out = Val::shape({});
-      for (std::size_t i = 0; i < n.kids.size(); ++i) {
-        const Val v = evaluate(n.kids[i], env);
-        if (n.star[i]) {
-          out.list.insert(out.list.end(), v.list.begin(), v.list.end());
-        } else {
-          out.list.push_back(v.i);
-        }
-      }
+      evaluate_list(n, env, out.list);
       return out;
     }
     case NodeOp::MaybeValue: {

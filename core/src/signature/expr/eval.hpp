@@ -32,6 +32,18 @@ class UnsetSlotError : public ValueError {
 // domain (division by zero, overflow, a primitive's domain error, .value of None).
 Val evaluate(const Node& node, const Env& env);
 
+// The frame value a Slot node reads, without copying it; nullptr for any other node. Throws
+// UnsetSlotError for an unset slot.
+inline const Val* slot_ref(const Node& node, const Env& env) {
+  if (node.op != NodeOp::Slot) return nullptr;
+  const Val& v = env.slots[static_cast<std::size_t>(node.index)];
+  if (!v.known()) throw UnsetSlotError(node.index);
+  return &v;
+}
+
+// Appends the values of a list node (kind Seq[Int]) to `out` without building a Val.
+void evaluate_list(const Node& node, const Env& env, Shape& out);
+
 // evaluate() for a node of kind Bool.
 bool evaluate_bool(const Node& node, const Env& env);
 

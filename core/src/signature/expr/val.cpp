@@ -59,6 +59,25 @@ Val val_from_value(const Value& value) {
   }
 }
 
+void assign_from_value(Val& dst, const Value& value) {
+  switch (value.index()) {
+    case 0: dst.tag = Val::Tag::none; return;
+    case 1: dst.tag = Val::Tag::boolean; dst.b = std::get<bool>(value); return;
+    case 2: dst.tag = Val::Tag::integer; dst.i = std::get<std::int64_t>(value); return;
+    case 3: dst.tag = Val::Tag::real; dst.f = std::get<double>(value); return;
+    case 4: dst.tag = Val::Tag::str; dst.s = std::get<std::string>(value); return;
+    case 5: dst.tag = Val::Tag::dtype; dst.d = std::get<DType>(value); return;
+    case 6: {
+      const auto& list = std::get<std::vector<std::int64_t>>(value);
+      dst.tag = Val::Tag::list;
+      dst.list.assign(list.begin(), list.end());
+      return;
+    }
+    case 7: dst.tag = Val::Tag::device; dst.dev = std::get<Device>(value); return;
+    default: dst.tag = Val::Tag::unset; return;
+  }
+}
+
 Value value_from_val(const Val& v) {
   switch (v.tag) {
     case Val::Tag::boolean: return v.b;

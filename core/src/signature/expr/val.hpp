@@ -36,6 +36,11 @@ struct Val {
   static Val shape(ShapeView v) { Val x = with(Tag::list); x.list.assign(v.begin(), v.end()); return x; }
   static Val device(const Device& v) { Val x = with(Tag::device); x.dev = v; return x; }
 
+  // In-place setters: a frame slot takes a value without a temporary Val.
+  void set_integer(std::int64_t v) { tag = Tag::integer; i = v; }
+  void set_dtype(DType v) { tag = Tag::dtype; d = v; }
+  void set_shape(ShapeView v) { tag = Tag::list; list.assign(v.begin(), v.end()); }
+
   bool known() const { return tag != Tag::unset; }
   bool is_none() const { return tag == Tag::none; }
   // The numeric value as a double (integer or real).
@@ -55,6 +60,9 @@ bool val_equal(const Val& a, const Val& b);
 // The Val of a parameter value. Strings become views into `value`, which must outlive the Val.
 // A tensor becomes unset (tensors are not expression values).
 Val val_from_value(const Value& value);
+
+// Sets `dst` to the Val of `value` in place (no temporary), as val_from_value does.
+void assign_from_value(Val& dst, const Value& value);
 
 // The Value a Val stands for (unset becomes None).
 Value value_from_val(const Val& v);

@@ -1,0 +1,28 @@
+// Evaluating one manifest expression outside any manifest: for tests and tools that exercise
+// the expression language directly.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tileops/export.hpp"
+#include "tileops/value.hpp"
+
+namespace tileops::expr {
+
+// A name an expression may read: its declared type, as a manifest writes it (a parameter type
+// such as "int", "float | None", "list[int]", "int | list[int] | None", "float16 | bfloat16",
+// or a forall kind "Dim", "Shape", "DType[a | b]"), and its value.
+struct Binding {
+  std::string name;
+  std::string type;
+  Value value;
+};
+
+// Parses, compiles against `bindings` and evaluates `source`. Throws ValueError naming the
+// column for a syntax error, the subexpression for a name or kind error, and the reason for an
+// evaluation error (division by zero, a primitive's domain, .value of None).
+TILEOPS_API Value evaluate_expression(std::string_view source, const std::vector<Binding>& bindings);
+
+}  // namespace tileops::expr

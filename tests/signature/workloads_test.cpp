@@ -1,0 +1,76 @@
+// Workload rows instantiated into cases: ids (writing.md §8), parameters and input specs; every
+// built-in case passes its own call check and has a roofline.
+#include <doctest/doctest.h>
+
+#include "signature/plan_support.hpp"
+
+using namespace tileops;
+
+namespace {
+
+std::vector<std::string> ids(const std::vector<WorkloadCase>& cases) {
+  std::vector<std::string> out;
+  for (const WorkloadCase& c : cases) out.push_back(c.id);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("case ids join the label, the dtype_cases values in forall order and the dtype parameters") {
+  const auto rms = test::plan("RMSNormFwdOp")->workload_cases();
+  CHECK(ids(rms) == std::vector<std::string>{"llama-8b-prefill-float16", "llama-8b-prefill-bfloat16", "llama-8b-decode-bfloat16",
+                                             "llama-70b-prefill-float16", "llama-70b-prefill-bfloat16", "llama-70b-decode-bfloat16",
+                                             "llama-8b-no-weight-float32"});
+  const auto alibi = ids(test::plan("AlibiFwdOp")->workload_cases());
+  CHECK(alibi == std::vector<std::string>{"mpt-7b-2k-float16", "mpt-7b-2k-bfloat16", "mpt-7b-8k-bfloat16"});
+  const auto sum = ids(test::plan("SumFwdOp")->workload_cases());
+  CHECK(sum[2] == "llama-8b-hidden-bfloat16-float32");
+  const auto add = ids(test::plan("AddFwdOp")->workload_cases());
+  CHECK(add.back() == "position-ids-offset-int32");
+}
+
+TEST_CASE("a case carries the row's parameters and one spec per input, absent when not passed") {
+  const auto rms = test::plan("RMSNormFwdOp")->workload_cases();
+  const WorkloadCase& prefill = rms[1];
+  CHECK(prefill.label == "llama-8b-prefill");
+  CHECK(value_str(prefill.params.at("normalized_shape")) == "[4096]");
+  CHECK(value_str(prefill.params.at("eps")) == "1e-05");
+  REQUIRE(prefill.inputs.size() == 2);
+  REQUIRE(prefill.inputs[0].has_value());
+  CHECK(shape_str(prefill.inputs[0]->shape) == "[2048, 4096]");
+  CHECK(prefill.inputs[0]->dtype == DType::bfloat16);
+  CHECK(prefill.inputs[0]->device == Device::cpu());
+  CHECK(shape_str(prefill.inputs[1]->shape) == "[4096]");
+  CHECK_FALSE(rms.back().inputs[1].has_value());
+  CHECK_FALSE(rms.back().params.contains("eps"));
+
+  const auto gemm = test::plan("GemmFwdOp")->workload_cases();
+  const WorkloadCase& nn = gemm.back();
+  CHECK(nn.label == "llama-70b-down-nn");
+  CHECK(value_str(nn.params.at("trans_b")) == "false");
+  CHECK(shape_str(nn.inputs[0]->shape) == "[2048, 28672]");
+  CHECK(shape_str(nn.inputs[1]->shape) == "[28672, 8192]");
+  const auto sum = test::plan("SumFwdOp")->workload_cases();
+  CHECK(value_str(sum[2].params.at("dtype")) == "float32");
+}
+
+TEST_CASE("every built-in case passes its call check on meta tensors and has a roofline") {
+  const char* ops[] = {"RMSNormFwdOp", "LayerNormFwdOp", "BatchNormFwdOp", "SoftmaxFwdOp", "SiluAndMulFwdOp", "AddFwdOp",
+                       "ReluFwdOp",    "AlibiFwdOp",     "GemmFwdOp",      "SumFwdOp",     "ProdFwdOp",       "SwiGLUMLPFwdOp"};
+  int count = 0;
+  for (const char* op : ops) {
+    CAPTURE(op);
+    const auto p = test::plan(op);
+    for (const WorkloadCase& c : p->workload_cases()) {
+      CAPTURE(c.id);
+      std::vector<Tensor> inputs;
+      for (const auto& spec : c.inputs) inputs.push_back(spec ? test::meta(spec->shape, spec->dtype) : Tensor());
+      const auto checked = test::run_call(*p, c.params, inputs);
+      const RooflineFigures r = p->eval_roofline(checked.record);
+      CHECK(r.flops > 0);
+      CHECK(r.bytes > 0);
+      ++count;
+    }
+  }
+  CHECK(count == 74);
+}
