@@ -1,6 +1,13 @@
 #include "op/binding.hpp"
 
+#include <atomic>
+
 namespace tileops {
+
+std::uint64_t next_binding_epoch() {
+  static std::atomic<std::uint64_t> counter{1};
+  return counter.fetch_add(1, std::memory_order_relaxed);
+}
 
 std::size_t TargetKeyHash::operator()(const TargetKey& k) const {
   std::size_t h = k.device ? std::hash<Device>{}(*k.device) : 0x5bd1e995;

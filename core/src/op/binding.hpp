@@ -84,10 +84,15 @@ struct TargetKeyHash {
   std::size_t operator()(const TargetKey& k) const;
 };
 
+// A process-wide number for one lifetime of a binding's caches: a new binding, and every
+// clear, gets a fresh one, so a per-thread memo of a lookup can tell that it went stale.
+std::uint64_t next_binding_epoch();
+
 struct Binding {
   // Set once the selecting call completed; from then on readers use the binding without the
   // selection lock. Written under Op::select_mutex_.
   std::atomic<bool> committed{false};
+  std::atomic<std::uint64_t> epoch{next_binding_epoch()};
   bool selected = false;                         // step 4 ran and chose something
   std::optional<std::string> serving_target;     // "builtin" or the target's name
   std::shared_ptr<const TargetBuilder> builder;  // null: in-tree kernels (or a composition)

@@ -10,6 +10,19 @@
 namespace tileops {
 namespace {
 
+// The last lookup this thread made: on a repeat of the same (binding, interface, call) it skips
+// the hash, the shared lock and the table probe. `epoch` ties it to one lifetime of the
+// binding's caches; the stored call spec is a copy the memo owns.
+struct LookupMemo {
+  std::uint64_t epoch = 0;
+  int interface = -1;
+  const CallSpecOps* ops = nullptr;
+  std::optional<Device> device;
+  std::shared_ptr<const CallSpec> call;
+  EntryRef entry;
+};
+thread_local LookupMemo t_memo;
+
 std::string stated_facts(const CallSpec& call) {
   std::string s;
   if (call.arch) s += "'arch'";
@@ -75,9 +88,8 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
     throw TypeError(cls_.name() + ": interface '" + decl.name + "' is " + decl.type_name +
                     ", but kernel_for asked for another interface type");
   }
-  const std::string facts = stated_facts(call);
-  if (!facts.empty()) {
-    throw TypeError(cls_.name() + ": this call spec states [" + facts +
+  if (call.arch || call.sm_count || call.smem_budget) {
+    throw TypeError(cls_.name() + ": this call spec states [" + stated_facts(call) +
                     "]; device facts are derived from the call's device, and only key_for accepts them");
   }
   CallFrame* frame = CallFrame::top();
@@ -91,12 +103,21 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
   }
 
   const std::optional<Device> device = call.device ? call.device : accelerator_current_device();
+  const std::uint64_t epoch = b->epoch.load(std::memory_order_acquire);
+  LookupMemo& memo = t_memo;
+  if (memo.epoch == epoch && memo.interface == index && memo.ops == &ops && memo.device == device &&
+      ops.equal_fields(*memo.call, call)) {
+    return memo.entry;
+  }
   const std::size_t hash = call_key_hash(index, device, call, ops);
   const CallKeyProbe probe{index, &device, &call, &ops, hash};
   {
     std::shared_lock lock(b->entries_mutex);
     auto it = b->entries_by_call.find(probe);
-    if (it != b->entries_by_call.end()) return {it->second->kernel.get(), it->second->interface};
+    if (it != b->entries_by_call.end()) {
+      memo = {epoch, index, &ops, device, it->first.call, {it->second->kernel.get(), it->second->interface}};
+      return memo.entry;
+    }
   }
 
   // Miss: select an implementation, then build or reuse its entry for the identity. A call
@@ -146,7 +167,8 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
   }
   std::unique_lock lock(b->entries_mutex);
   auto [it, inserted] = b->entries_by_call.try_emplace(CallKey{index, device, filled ? filled : ops.clone(call), &ops, hash}, slot);
-  return {it->second->kernel.get(), it->second->interface};
+  memo = {epoch, index, &ops, device, it->first.call, {it->second->kernel.get(), it->second->interface}};
+  return memo.entry;
 }
 
 std::string Op::key_for_erased(std::string_view interface, const CallSpec& call, const CallSpecOps& ops) const {

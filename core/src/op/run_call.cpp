@@ -92,9 +92,31 @@ OpOutputs Op::fake_outputs(const CallArgs& meta_args) const {
   return plan_.make_outputs(check, meta_args);
 }
 
+namespace {
+
+// A record this thread may refill: the one its last call replaced as some op's last_call. It is
+// reused only when nothing else holds it any more, so the steady state allocates no record.
+thread_local std::shared_ptr<const SignatureCall> t_spare_record;
+
+std::shared_ptr<SignatureCall> fresh_record() {
+#if !defined(__SANITIZE_THREAD__)  // ThreadSanitizer does not model the fence below
+  if (t_spare_record && t_spare_record.use_count() == 1) {
+    // Pairs with the release of the last other owner's reference: its reads happen before ours.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    auto record = std::const_pointer_cast<SignatureCall>(std::move(t_spare_record));
+    *record = SignatureCall();
+    return record;
+  }
+#endif
+  t_spare_record.reset();
+  return std::make_shared<SignatureCall>();
+}
+
+}  // namespace
+
 OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
   CallFrame frame(this);  // 1. open the call
-  auto record = std::make_shared<SignatureCall>();
+  std::shared_ptr<SignatureCall> record = fresh_record();
   CallCheck check;
   Selection selection(*this);
   OpOutputs outputs;
@@ -121,8 +143,9 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
   selection.commit();
   CallFrame* parent = frame.parent;
   frame.pop();                                                // 7.2
-  last_call_.store(record, std::memory_order_release);       // 7.3
-  if (parent != nullptr) report_to(*parent, std::move(record));  // 7.4
+  SignatureCallPtr published = record;
+  t_spare_record = last_call_.exchange(published, std::memory_order_acq_rel);  // 7.3
+  if (parent != nullptr) report_to(*parent, std::move(published));  // 7.4
   return outputs;
 }
 
@@ -222,6 +245,7 @@ OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallAr
 }
 
 void Op::clear_binding(Binding& b) {
+  b.epoch.store(next_binding_epoch(), std::memory_order_release);
   b.selected = false;
   b.serving_target.reset();
   b.builder.reset();
