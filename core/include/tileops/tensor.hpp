@@ -89,6 +89,13 @@ class TILEOPS_API Tensor {
   bool is_contiguous() const;
   // This tensor when contiguous, else a contiguous copy on the same device.
   Tensor contiguous() const;
+  // The same without touching reference counts on the fast path: returns *this when
+  // contiguous, else stores a contiguous copy in `copy` and returns it.
+  const Tensor& contiguous(Tensor& copy) const {
+    if (is_contiguous()) return *this;
+    copy = contiguous();
+    return copy;
+  }
   // A copy on `device` (this tensor when already there).
   Tensor to(const Device& device) const;
   // A copy converted to `dtype` (host-accessible tensors only; this tensor when equal).

@@ -35,15 +35,16 @@ Tensor RMSNormFwdOp::operator()(const Tensor& x, const Tensor& weight) {
 }
 
 OpOutputs RMSNormFwdOp::forward(const CallArgs& args) {
-  const Tensor x = args.inputs[0].contiguous();
-  const Tensor& weight = args.inputs[1];
+  Tensor x_copy, weight_copy;
+  const Tensor& x = args.inputs[0].contiguous(x_copy);
+  const Tensor& weight = args.inputs[1].defined() ? args.inputs[1].contiguous(weight_copy) : args.inputs[1];
   LayerNormCall call;
   call.device = x.device();
   call.n = shape_numel(normalized_shape_);
   call.eps = eps_ ? *eps_ : dtype_epsilon(x.dtype());
   call.dtype = x.dtype();
   auto& kernel = kernel_for<RMSNormFwdInterface>("rms_norm", call);
-  return {kernel.forward(x, weight.defined() ? weight.contiguous() : weight)};
+  return {kernel.forward(x, weight)};
 }
 
 }  // namespace tileops
