@@ -16,6 +16,7 @@ const Command kCommands[] = {
     {"validate", "check manifest files (default: the built-in manifests); one line per problem", tileops::cli::run_validate},
     {"plugins", "list the plugins loaded, the load failures and the plugin files skipped", tileops::cli::run_plugins},
     {"targets", "list the registered targets and the ops each one builds", tileops::cli::run_targets},
+    {"run", "run one op on random inputs and report target, kernels, record and roofline", tileops::cli::run_run},
     {"ops", "describe the ops: signature, boundary operators, interfaces and kernel types", tileops::cli::run_ops},
 };
 

@@ -1,0 +1,133 @@
+// `tileops run OP`: construct an op from --param values, run it once (plus timed repeats) on
+// random inputs (--input or --workload), and report the serving target, the kernels, the call
+// record and the roofline; --check compares against the reference kernels.
+#include <iomanip>
+#include <iostream>
+
+#include "command.hpp"
+#include "common_options.hpp"
+#include "op_inputs.hpp"
+#include "op_json.hpp"
+#include "op_report.hpp"
+#include "tileops/backend.hpp"
+#include "tileops/errors.hpp"
+
+namespace tileops::cli {
+namespace po = boost::program_options;
+
+int run_run(const std::vector<std::string>& args) {
+  po::options_description options("run options");
+  options.add_options()
+      ("op", po::value<std::string>(), "the op to run (its manifest name, e.g. RMSNormFwdOp)")
+      ("param,p", po::value<std::vector<std::string>>()->composing(), "NAME=VALUE construction parameter (repeatable)")
+      ("input,i", po::value<std::vector<std::string>>()->composing(), "NAME=SHAPE[:DTYPE] random input (repeatable)")
+      ("workload,w", po::value<std::string>(), "take parameters and inputs from a manifest workload (case id or label)")
+      ("device,d", po::value<std::string>()->default_value("cpu"), "device the inputs are made on")
+      ("target,t", po::value<std::string>(), "target of the op: a target name, builtin or reference")
+      ("repeat,r", po::value<int>()->default_value(5), "timed repeats (median reported)")
+      ("check", "compare the outputs against the reference kernels (exit 1 on a mismatch)")
+      ("json", "print one JSON object");
+  add_common_options(options);
+  po::positional_options_description positional;
+  positional.add("op", 1);
+  po::variables_map vm;
+  if (!parse_args("run", "OP [--param N=V]... [--input N=SHAPE:DTYPE]... [--workload ID] [--check] [--json]", args,
+                  options, vm, &positional)) {
+    return 0;
+  }
+  if (!vm.count("op")) throw UsageError("tileops run: name the op to run, e.g. 'tileops run RMSNormFwdOp ...'");
+  apply_common_options(vm);
+  load_backends();
+
+  const OpCatalogEntry* entry = nullptr;
+  try {
+    entry = &find_op(vm["op"].as<std::string>());
+  } catch (const Error& e) {
+    throw UsageError(std::string("tileops run: ") + e.what());
+  }
+  const SignaturePlan& plan = entry->op_class().plan();
+  ParamMap params;
+  std::vector<std::optional<TensorSpec>> specs(plan.input_names().size());
+  if (vm.count("workload")) {
+    const WorkloadCase c = find_case(plan, vm["workload"].as<std::string>());
+    params = c.params;
+    specs = c.inputs;
+  }
+  if (vm.count("param")) {
+    for (const auto& [name, value] : parse_params(plan, vm["param"].as<std::vector<std::string>>())) params.set(name, value);
+  }
+  if (vm.count("input")) {
+    const auto given = parse_inputs(plan, vm["input"].as<std::vector<std::string>>());
+    for (std::size_t i = 0; i < given.size(); ++i) {
+      if (given[i]) specs[i] = given[i];
+    }
+  }
+  Device device = Device::cpu();
+  try {
+    device = Device::parse(vm["device"].as<std::string>());
+  } catch (const Error& e) {
+    throw UsageError(std::string("tileops run: --device: ") + e.what());
+  }
+  const Target target = vm.count("target") ? Target(vm["target"].as<std::string>()) : Target();
+
+  std::unique_ptr<Op> op = entry->make(params, target);
+  const std::vector<Tensor> inputs = random_inputs(specs, device);
+  const std::vector<Tensor> pristine = clone_all(inputs);
+  const OpOutputs outputs = op->call(CallArgs(inputs));
+  const int repeat = vm["repeat"].as<int>();
+  std::vector<Tensor> scratch = clone_all(pristine);
+  const double seconds = median_seconds([&] { op->call(CallArgs(scratch)); }, device, 1, repeat);
+  const Roofline roof = op->eval_roofline();
+
+  nlohmann::json report;
+  report["op"] = entry->name;
+  report["device"] = device.str();
+  report["target"] = target ? nlohmann::json(*target) : nlohmann::json(nullptr);
+  report["serving_target"] = op->serving_target() ? nlohmann::json(*op->serving_target()) : nlohmann::json(nullptr);
+  report["kernels"] = kernels_json(*op);
+  report["last_call"] = record_json(*op->last_call());
+  report["roofline"] = {{"flops", roof.flops}, {"bytes", roof.bytes}};
+  report["seconds"] = seconds;
+  report["gbps"] = seconds > 0 ? roof.bytes / seconds / 1e9 : 0.0;
+  report["gflops"] = seconds > 0 ? roof.flops / seconds / 1e9 : 0.0;
+
+  bool check_failed = false;
+  if (vm.count("check")) {
+    std::unique_ptr<Op> oracle = entry->make(params, std::string(REFERENCE));
+    const std::vector<Tensor> oracle_inputs = clone_all(pristine);
+    const OpOutputs expected = oracle->call(CallArgs(oracle_inputs));
+    nlohmann::json outs = nlohmann::json::array();
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const Comparison c = compare(outputs[i], expected[i]);
+      check_failed |= !c.ok;
+      outs.push_back({{"output", plan.output_names()[i]}, {"max_abs", c.max_abs}, {"max_rel", c.max_rel}, {"ok", c.ok}});
+    }
+    report["check"] = {{"ok", !check_failed}, {"outputs", outs}};
+  }
+
+  if (vm.count("json")) {
+    std::cout << report.dump(2) << "\n";
+    return check_failed ? 1 : 0;
+  }
+  std::cout << entry->name << " on " << device.str() << "  serving target: "
+            << report["serving_target"].get<std::string>() << "\n";
+  std::cout << "  kernels:  " << kernels_text(report["kernels"]) << "\n";
+  const SignatureCall& rec = *op->last_call();
+  for (const TensorRecord& t : rec.tensors) {
+    std::cout << "  tensor:   " << t.name << " " << dtype_name(t.dtype) << shape_str(t.shape) << "\n";
+  }
+  for (const IndexRecord& i : rec.indices) std::cout << "  index:    " << i.name << " = " << value_str(i.value) << "\n";
+  std::cout << std::setprecision(4) << "  time:     " << seconds * 1e3 << " ms (median of " << repeat << ")\n";
+  std::cout << "  roofline: " << roof.flops / 1e9 << " GFLOP, " << roof.bytes / 1e6 << " MB -> "
+            << report["gbps"].get<double>() << " GB/s, " << report["gflops"].get<double>() << " GFLOP/s\n";
+  if (vm.count("check")) {
+    for (const auto& o : report["check"]["outputs"]) {
+      std::cout << "  check:    " << o["output"].get<std::string>() << " max abs " << o["max_abs"].get<double>()
+                << ", max rel " << o["max_rel"].get<double>() << "  " << (o["ok"].get<bool>() ? "PASS" : "FAIL")
+                << "\n";
+    }
+  }
+  return check_failed ? 1 : 0;
+}
+
+}  // namespace tileops::cli

@@ -1,0 +1,251 @@
+#include "op_inputs.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "command.hpp"
+#include "manifest/op_spec.hpp"
+#include "tileops/device_runtime.hpp"
+#include "tileops/errors.hpp"
+
+namespace tileops::cli {
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  const auto e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+std::optional<std::int64_t> parse_int(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const long long v = std::stoll(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+std::optional<double> parse_float(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// "[2, 3]", "2x3", "[]" or "4".
+std::optional<std::vector<std::int64_t>> parse_list(std::string text) {
+  text = trim(text);
+  std::vector<std::int64_t> out;
+  char sep = 'x';
+  if (!text.empty() && text.front() == '[') {
+    if (text.back() != ']') return std::nullopt;
+    text = text.substr(1, text.size() - 2);
+    sep = ',';
+  }
+  if (trim(text).empty()) return out;
+  std::istringstream in(text);
+  std::string part;
+  while (std::getline(in, part, sep)) {
+    auto v = parse_int(trim(part));
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+  }
+  return out;
+}
+
+const manifest::ParamDecl* find_param(const SignaturePlan& plan, const std::string& name) {
+  for (const auto& p : plan.spec().params) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+bool mentions(const std::string& type, const std::string& word) {
+  std::size_t pos = 0;
+  while ((pos = type.find(word, pos)) != std::string::npos) {
+    const bool left = pos == 0 || !std::isalnum(static_cast<unsigned char>(type[pos - 1]));
+    const bool right = pos + word.size() == type.size() || !std::isalnum(static_cast<unsigned char>(type[pos + word.size()]));
+    if (left && right) return true;
+    pos += word.size();
+  }
+  return false;
+}
+
+}  // namespace
+
+Value parse_param(const SignaturePlan& plan, const std::string& name, const std::string& raw) {
+  const manifest::ParamDecl* decl = find_param(plan, name);
+  if (decl == nullptr) {
+    std::string known;
+    for (const auto& p : plan.param_names()) known += (known.empty() ? "" : ", ") + p;
+    throw UsageError(std::string(plan.op_name()) + " has no parameter '" + name + "'; its parameters are: " +
+                     (known.empty() ? "(none)" : known));
+  }
+  const std::string text = trim(raw);
+  const std::string& type = decl->type;
+  auto fail = [&] {
+    return UsageError("parameter '" + name + "' of type '" + type + "' cannot take the value '" + text + "'");
+  };
+  if (text == "none" || text == "None" || text == "null") {
+    if (!mentions(type, "None")) throw fail();
+    return Value();
+  }
+  if (mentions(type, "list")) {
+    if (!text.empty() && text.front() == '[') {
+      if (auto list = parse_list(text)) return *list;
+      throw fail();
+    }
+  }
+  if (mentions(type, "bool")) {
+    if (text == "true" || text == "True" || text == "1") return true;
+    if (text == "false" || text == "False" || text == "0") return false;
+    throw fail();
+  }
+  if (mentions(type, "int")) {
+    if (auto i = parse_int(text)) return *i;
+  }
+  if (mentions(type, "float")) {
+    if (auto f = parse_float(text)) return *f;
+  }
+  DType dtype;
+  if (try_parse_dtype(text, dtype)) return dtype;
+  if (mentions(type, "device")) {
+    try {
+      return Device::parse(text);
+    } catch (const Error&) {
+      throw fail();
+    }
+  }
+  if (mentions(type, "str")) return text;
+  throw fail();
+}
+
+ParamMap parse_params(const SignaturePlan& plan, const std::vector<std::string>& assignments) {
+  ParamMap params;
+  for (const std::string& a : assignments) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos) throw UsageError("--param '" + a + "' is not NAME=VALUE");
+    params.set(trim(a.substr(0, eq)), parse_param(plan, trim(a.substr(0, eq)), a.substr(eq + 1)));
+  }
+  return params;
+}
+
+std::vector<std::optional<TensorSpec>> parse_inputs(const SignaturePlan& plan,
+                                                    const std::vector<std::string>& assignments) {
+  std::vector<std::optional<TensorSpec>> specs(plan.input_names().size());
+  for (const std::string& a : assignments) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos) throw UsageError("--input '" + a + "' is not NAME=SHAPE[:DTYPE]");
+    const std::string name = trim(a.substr(0, eq));
+    const int index = plan.input_index(name);
+    if (index < 0) {
+      std::string known;
+      for (const auto& n : plan.input_names()) known += (known.empty() ? "" : ", ") + n;
+      throw UsageError(std::string(plan.op_name()) + " has no input '" + name + "'; its inputs are: " + known);
+    }
+    const std::string rest = a.substr(eq + 1);
+    const auto colon = rest.rfind(':');
+    const std::string shape_text = colon == std::string::npos ? rest : rest.substr(0, colon);
+    TensorSpec spec;
+    const auto shape = parse_list(shape_text);
+    if (!shape) throw UsageError("--input " + name + ": '" + shape_text + "' is not a shape like [2,4096] or 2x4096");
+    spec.shape.assign(shape->begin(), shape->end());
+    if (colon != std::string::npos && !try_parse_dtype(trim(rest.substr(colon + 1)), spec.dtype)) {
+      throw UsageError("--input " + name + ": unknown dtype '" + rest.substr(colon + 1) + "'");
+    }
+    specs[static_cast<std::size_t>(index)] = spec;
+  }
+  return specs;
+}
+
+WorkloadCase find_case(const SignaturePlan& plan, const std::string& name) {
+  const std::vector<WorkloadCase> cases = plan.workload_cases();
+  for (const WorkloadCase& c : cases) {
+    if (c.id == name) return c;
+  }
+  for (const WorkloadCase& c : cases) {
+    if (c.label == name) return c;
+  }
+  std::string ids;
+  for (const WorkloadCase& c : cases) ids += (ids.empty() ? "" : ", ") + c.id;
+  throw UsageError(std::string(plan.op_name()) + " has no workload '" + name + "'; its cases are: " + ids);
+}
+
+std::vector<Tensor> random_inputs(const std::vector<std::optional<TensorSpec>>& specs, const Device& device,
+                                  unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> integer(-3, 3);
+  std::vector<Tensor> out;
+  for (const auto& spec : specs) {
+    if (!spec) {
+      out.emplace_back();
+      continue;
+    }
+    std::vector<double> values(static_cast<std::size_t>(shape_numel(spec->shape)));
+    for (double& v : values) {
+      v = is_floating(spec->dtype) ? real(rng) : spec->dtype == DType::bool_ ? (integer(rng) > 0) : integer(rng);
+    }
+    out.push_back(Tensor::from_doubles(values, spec->shape, spec->dtype).to(device));
+  }
+  return out;
+}
+
+std::vector<Tensor> clone_all(const std::vector<Tensor>& tensors) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : tensors) out.push_back(t.defined() ? t.clone() : t);
+  return out;
+}
+
+Comparison compare(const Tensor& actual, const Tensor& expected) {
+  Comparison c;
+  if (actual.defined() != expected.defined()) {
+    c.ok = false;
+    return c;
+  }
+  if (!actual.defined()) return c;
+  if (actual.shape() != expected.shape() || actual.dtype() != expected.dtype()) {
+    c.ok = false;
+    return c;
+  }
+  const double tol = actual.dtype() == DType::float32   ? 1e-4
+                     : actual.dtype() == DType::float16 ? 2e-2
+                     : actual.dtype() == DType::bfloat16 ? 5e-2
+                     : actual.dtype() == DType::float64 ? 1e-9
+                                                        : 0.0;
+  const std::vector<double> a = actual.to_doubles();
+  const std::vector<double> e = expected.to_doubles();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double diff = std::abs(a[i] - e[i]);
+    const double scale = std::max(1.0, std::abs(e[i]));
+    c.max_abs = std::max(c.max_abs, diff);
+    c.max_rel = std::max(c.max_rel, diff / scale);
+    if (diff > tol * scale || std::isnan(a[i]) != std::isnan(e[i])) c.ok = false;
+  }
+  return c;
+}
+
+double median_seconds(const std::function<void()>& fn, const Device& device, int warmup, int repeat) {
+  DeviceRuntime& rt = device_runtime(device.type());
+  for (int i = 0; i < warmup; ++i) fn();
+  rt.synchronize(device.index());
+  std::vector<double> times;
+  for (int i = 0; i < std::max(1, repeat); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    fn();
+    rt.synchronize(device.index());
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace tileops::cli

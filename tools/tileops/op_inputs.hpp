@@ -1,0 +1,55 @@
+// What `run` and `bench` share: parsing parameter and input specifications from the command
+// line, making random inputs, comparing outputs, timing calls.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "signature/signature_plan.hpp"
+#include "tileops/ops/catalog.hpp"
+#include "tileops/tensor.hpp"
+
+namespace tileops::cli {
+
+// Parses `text` as a value of manifest parameter `name` of `plan` by its declared type:
+// "none" for None, "[2,3]" for lists, true/false, integers, floats, dtype and device names.
+// Throws UsageError naming the parameter, its type and the text.
+Value parse_param(const SignaturePlan& plan, const std::string& name, const std::string& text);
+
+// Parses "name=value" assignments into a ParamMap (values through parse_param).
+ParamMap parse_params(const SignaturePlan& plan, const std::vector<std::string>& assignments);
+
+// Parses "name=SHAPE[:DTYPE]" (SHAPE "[2,4096]" or "2x4096"; DTYPE default float32) into one
+// TensorSpec per signature input (nullopt for inputs not named). Throws UsageError for an
+// unknown input name or a malformed shape or dtype.
+std::vector<std::optional<TensorSpec>> parse_inputs(const SignaturePlan& plan,
+                                                    const std::vector<std::string>& assignments);
+
+// The workload case whose id or label is `name` (a label picks its first dtype case). Throws
+// UsageError listing the case ids when none matches.
+WorkloadCase find_case(const SignaturePlan& plan, const std::string& name);
+
+// Random tensors for `specs` on `device`: floats uniform in [-1, 1), integers in [-3, 3],
+// booleans at random; fixed seed. Absent specs stay undefined.
+std::vector<Tensor> random_inputs(const std::vector<std::optional<TensorSpec>>& specs, const Device& device,
+                                  unsigned seed = 1234);
+
+// Deep copies (same device), so that in-place ops can run twice on the same data.
+std::vector<Tensor> clone_all(const std::vector<Tensor>& tensors);
+
+// The largest absolute and relative differences between two outputs, and whether they are
+// within the tolerance of `dtype` (float32 1e-4, float16 2e-2, bfloat16 5e-2 relative to max(1,
+// |expected|); integers exact).
+struct Comparison {
+  double max_abs = 0;
+  double max_rel = 0;
+  bool ok = true;
+};
+Comparison compare(const Tensor& actual, const Tensor& expected);
+
+// Median wall time in seconds of `repeat` calls of `fn` after `warmup` calls, synchronizing
+// `device` after each.
+double median_seconds(const std::function<void()>& fn, const Device& device, int warmup, int repeat);
+
+}  // namespace tileops::cli

@@ -1,0 +1,42 @@
+#include "op_report.hpp"
+
+namespace tileops::cli {
+
+nlohmann::json kernels_json(const Op& op, const std::string& stage) {
+  nlohmann::json out = nlohmann::json::array();
+  const auto serving = op.serving_target();
+  const bool target_serves = serving && !is_in_tree_target(*serving) && !op.op_class().interfaces().empty();
+  if (target_serves) {
+    out.push_back({{"op", op.name()}, {"stage", stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(stage)},
+                   {"interface", nullptr}, {"key", *serving}});
+  } else {
+    for (const InterfaceDecl& decl : op.op_class().interfaces()) {
+      for (const BuiltEntry& e : op.built_entries(decl.name)) {
+        out.push_back({{"op", op.name()}, {"stage", stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(stage)},
+                       {"interface", decl.name}, {"key", e.key}});
+      }
+    }
+  }
+  const auto& stages = op.op_class().delegate_types();
+  std::size_t i = 0;
+  for (Op* sub : op.held_delegates()) {
+    const std::string sub_stage = i < stages.size() ? stages[i].stage : std::string("?");
+    for (auto& k : kernels_json(*sub, stage.empty() ? sub_stage : stage + "." + sub_stage)) out.push_back(k);
+    ++i;
+  }
+  return out;
+}
+
+std::string kernels_text(const nlohmann::json& kernels) {
+  std::string s;
+  for (const auto& k : kernels) {
+    std::string item;
+    if (!k["stage"].is_null()) item += k["stage"].get<std::string>() + ":";
+    item += k["interface"].is_null() ? std::string("target") : k["interface"].get<std::string>();
+    item += "=" + k["key"].get<std::string>();
+    s += (s.empty() ? "" : ", ") + item;
+  }
+  return s.empty() ? "(none)" : s;
+}
+
+}  // namespace tileops::cli
