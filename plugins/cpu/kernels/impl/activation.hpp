@@ -1,0 +1,51 @@
+// SiLU-and-multiply and ReLU.
+#pragma once
+
+#include "impl/dispatch.hpp"
+
+namespace tileops::cpu {
+namespace {
+
+template <class T>
+void silu_and_mul_tile(const T* x, T* y, int64_t n, int64_t r0, int64_t r1, int64_t c0,
+                       int64_t c1) {
+  const Vf::R one = Vf::set1(1.0f);
+  const Vf::R zero = Vf::zero();
+  for (int64_t r = r0; r < r1; ++r) {
+    const T* gate = x + r * 2 * n;
+    const T* up = gate + n;
+    T* yr = y + r * n;
+    for (int64_t j = c0; j < c1; j += Vf::width) {
+      const int64_t lanes = lanes_left<Vf>(j, c1);
+      const Vf::R g = Vf::loadn(gate + j, lanes);
+      const Vf::R silu = Vf::div(g, Vf::add(one, Vf::exp(Vf::sub(zero, g))));
+      Vf::storen(yr + j, Vf::mul(silu, Vf::loadn(up + j, lanes)), lanes);
+    }
+  }
+}
+
+template <class T>
+void relu_range(const T* x, T* y, int64_t i0, int64_t i1) {
+  const Vf::R zero = Vf::zero();
+  for (int64_t i = i0; i < i1; i += Vf::width) {
+    const int64_t lanes = lanes_left<Vf>(i, i1);
+    // max(0, x) returns x, NaN included, unless x < 0.
+    Vf::storen(y + i, Vf::max(zero, Vf::loadn(x + i, lanes)), lanes);
+  }
+}
+
+void silu_and_mul_kernel(DType dtype, const void* x, void* y, int64_t n, int64_t r0, int64_t r1,
+                         int64_t c0, int64_t c1) {
+  with_float_type("silu_and_mul", dtype, [&]<class T>() {
+    silu_and_mul_tile(static_cast<const T*>(x), static_cast<T*>(y), n, r0, r1, c0, c1);
+  });
+}
+
+void relu_kernel(DType dtype, const void* x, void* y, int64_t i0, int64_t i1) {
+  with_float_type("relu", dtype, [&]<class T>() {
+    relu_range(static_cast<const T*>(x), static_cast<T*>(y), i0, i1);
+  });
+}
+
+}  // namespace
+}  // namespace tileops::cpu
