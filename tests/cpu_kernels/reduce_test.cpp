@@ -22,7 +22,7 @@ struct Shape {
 const std::vector<Shape> kShapes = {
     {1, 1, 1},   {3, 7, 1},    {2, 4097, 1}, {5, 33, 2},    {4, 7, 3},       {3, 4097, 7},
     {2, 65, 33}, {3, 33, 300}, {2, 100, 600}, {64, 1, 5},   {1, 1 << 20, 1}, {1, 200000, 3},
-    {1, 4000, 600}};
+    {2, 9, 4500}, {1, 4000, 600}};
 
 const std::vector<std::pair<DType, DType>> kFloatPairs = {
     {DType::float32, DType::float32},   {DType::float32, DType::float64},

@@ -13,9 +13,9 @@ namespace tileops::cpu {
 enum class ReduceOp { sum, prod };
 
 // Inner extents up to this are reduced in packed mode: several consecutive rows of `inner`
-// elements at a time. Wider ones are cut into column blocks of kReduceBlock elements.
+// elements at a time. Wider ones are cut into column blocks of kReduceColumnBlock elements.
 inline constexpr int64_t kReducePackLimit = 256;
-inline constexpr int64_t kReduceBlock = 512;
+inline constexpr int64_t kReduceColumnBlock = 2048;
 
 // One reduction over x viewed as [outer, reduce, inner] with slab stride x_outer_stride elements
 // (at least reduce * inner; larger when x is a range of a longer reduce axis). Work items are
@@ -32,7 +32,7 @@ struct ReduceArgs {
 };
 
 inline int64_t reduce_column_blocks(int64_t inner) {
-  return inner <= kReducePackLimit ? 1 : (inner + kReduceBlock - 1) / kReduceBlock;
+  return inner <= kReducePackLimit ? 1 : (inner + kReduceColumnBlock - 1) / kReduceColumnBlock;
 }
 
 struct KernelTable {
@@ -42,7 +42,9 @@ struct KernelTable {
                    int64_t r0, int64_t r1);
   void (*layer_norm)(DType, const void* x, const void* weight, const void* bias, void* y, int64_t n,
                      float eps, int64_t r0, int64_t r1);
-  void (*softmax)(DType, const void* x, void* y, int64_t n, int64_t r0, int64_t r1);
+  // scratch: n floats, used by float16 and bfloat16 rows.
+  void (*softmax)(DType, const void* x, void* y, int64_t n, float* scratch, int64_t r0,
+                  int64_t r1);
   // Rows [r0, r1) and output columns [c0, c1) of y: [rows, n].
   void (*silu_and_mul)(DType, const void* x, void* y, int64_t n, int64_t r0, int64_t r1,
                        int64_t c0, int64_t c1);

@@ -40,12 +40,4 @@ void layer_norm(DType dtype, int64_t rows, int64_t n, const void* x, const void*
   });
 }
 
-void softmax(DType dtype, int64_t rows, int64_t n, const void* x, void* y) {
-  if (!check_rows("softmax", dtype, rows, n, x, y)) return;
-  const KernelTable& kernels = active_kernels();
-  const auto row_bytes = static_cast<int64_t>(2 * n * dtype_size(dtype));
-  parallel_for(rows, row_bytes,
-               [&](int64_t r0, int64_t r1) { kernels.softmax(dtype, x, y, n, r0, r1); });
-}
-
 }  // namespace tileops::cpu

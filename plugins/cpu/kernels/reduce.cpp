@@ -74,7 +74,7 @@ void run_reduction(const char* kernel, ReduceOp op, DType in, DType out, int64_t
   const KernelTable& kernels = active_kernels();
   const auto in_size = static_cast<int64_t>(dtype_size(in));
   const int64_t items = outer * reduce_column_blocks(inner);
-  const int64_t item_bytes = reduce * std::min(inner, kReduceBlock) * in_size;
+  const int64_t item_bytes = reduce * std::min(inner, kReduceColumnBlock) * in_size;
   const int64_t threads = thread_count();
   const int64_t total_bytes = checked_product(kernel, inputs, in_size);
   int64_t parts = 1;
@@ -107,7 +107,7 @@ void run_reduction(const char* kernel, ReduceOp op, DType in, DType out, int64_t
     kernels.reduce(part, item, item + 1);
   });
   const ReduceArgs combine{op, acc, out, partial_bytes, parts * outputs, y, parts, outputs};
-  parallel_for(reduce_column_blocks(outputs), parts * kReduceBlock * acc_size,
+  parallel_for(reduce_column_blocks(outputs), parts * kReduceColumnBlock * acc_size,
                [&](int64_t i0, int64_t i1) { kernels.reduce(combine, i0, i1); });
 }
 

@@ -56,8 +56,10 @@ void rms_norm_rows(const T* x, const T* weight, T* y, int64_t n, float eps, int6
     T* yr = y + r * n;
     const float mean_square = row_sum_squares(xr, n, 0.0f) / static_cast<float>(n);
     const Vf::R scale = Vf::set1(1.0f / std::sqrt(mean_square + eps));
+    const T* next = r + 1 < r1 ? xr + n : xr;
     for (int64_t j = 0; j < n; j += Vf::width) {
       const int64_t lanes = lanes_left<Vf>(j, n);
+      Vf::prefetch(next + j);
       Vf::R v = Vf::mul(Vf::loadn(xr + j, lanes), scale);
       if (weight != nullptr) v = Vf::mul(v, Vf::loadn(weight + j, lanes));
       Vf::storen(yr + j, v, lanes);

@@ -15,8 +15,10 @@ namespace {
 // result into the running one: a cascade that keeps rounding error near log2 growth.
 constexpr int64_t kCascadeElems = 2048;
 constexpr int64_t kCascadeRows = 64;
-// Slabs with at most this many elements are reduced by a plain loop.
-constexpr int64_t kSmallSlab = 128;
+// Packed segments hold at most this many elements.
+constexpr int64_t kPackSegment = 512;
+// The accumulator buffers hold a packed segment or a column block.
+constexpr int64_t kAccElems = std::max(kPackSegment, kReduceColumnBlock);
 
 template <class Acc>
 struct AccVec;
@@ -164,7 +166,7 @@ void reduce_segments(Acc* total, const T* x, int64_t stride, int64_t len, int64_
   for (int64_t s0 = 1; s0 < segments; s0 += kCascadeRows) {
     const int64_t s1 = std::min(segments, s0 + kCascadeRows);
     if constexpr (cascade) {
-      alignas(64) Acc part[kReduceBlock];
+      alignas(64) Acc part[kAccElems];
       accumulate<Op, true>(part, x + s0 * stride, len);
       for (int64_t s = s0 + 1; s < s1; ++s) accumulate<Op, false>(part, x + s * stride, len);
       accumulate<Op, false>(total, static_cast<const Acc*>(part), len);
@@ -175,16 +177,48 @@ void reduce_segments(Acc* total, const T* x, int64_t stride, int64_t len, int64_
   if (tail_len > 0) accumulate<Op, false>(total, x + segments * stride, tail_len);
 }
 
-// How many rows of `inner` one packed segment holds: at most kReduceBlock elements, a multiple
-// of the vector width where that fits, and no more rows than there are.
 template <class Acc>
-int64_t packed_rows(int64_t inner, int64_t reduce) {
-  int64_t width = 8;
-  if constexpr (std::is_floating_point_v<Acc>) width = AccVec<Acc>::V::width;
-  const int64_t period = std::lcm(inner, width);
-  const int64_t rows =
-      period <= kReduceBlock ? (kReduceBlock / period) * (period / inner) : kReduceBlock / inner;
-  return std::min(rows, reduce);
+constexpr int64_t accumulator_width() {
+  if constexpr (std::is_floating_point_v<Acc>) {
+    return AccVec<Acc>::V::width;
+  } else {
+    return 8;
+  }
+}
+
+// Packed mode for one inner extent: `rows` rows of `inner` form a segment; `period`, when not 0,
+// is a length that divides the segment and is a multiple of both inner and the vector width, so
+// that the segment folds to `period` accumulators with whole vectors. rows == 0: too few rows to
+// pack, reduce with a plain loop.
+struct Packing {
+  int64_t rows;
+  int64_t period;
+};
+
+template <class Acc>
+Packing packing(int64_t inner, int64_t reduce) {
+  const int64_t period = std::lcm(inner, accumulator_width<Acc>());
+  if (period > kPackSegment) return {std::min(kPackSegment / inner, reduce), 0};
+  const int64_t step = period / inner;
+  if (reduce < step) return {0, 0};
+  return {std::min(kPackSegment / period, reduce / step) * step, period};
+}
+
+// y[i] = the reduction of acc[i], acc[i + inner], ... over a segment of `segment` elements.
+template <class Op, class Acc, class Out>
+void fold_segment(Acc* acc, int64_t segment, int64_t period, int64_t inner, Out* y) {
+  int64_t len = segment;
+  if (period > 0) {
+    for (int64_t q = period; q < segment; q += period) {
+      accumulate<Op, false>(acc, static_cast<const Acc*>(acc + q), period);
+    }
+    len = period;
+  }
+  for (int64_t i = 0; i < inner; ++i) {
+    Acc v = acc[i];
+    for (int64_t q = inner + i; q < len; q += inner) v = Op::apply(v, acc[q]);
+    y[i] = from_acc<Out>(v);
+  }
 }
 
 template <class Op, class Acc, class T, class Out>
@@ -199,40 +233,36 @@ void reduce_items(const ReduceArgs& a, int64_t i0, int64_t i1) {
     }
     return;
   }
-  if (reduce * inner <= kSmallSlab) {
-    for (int64_t o = i0; o < i1; ++o) {
-      const T* xo = x + o * a.x_outer_stride;
-      for (int64_t i = 0; i < inner; ++i) {
-        Acc v = to_acc<Acc>(xo[i]);
-        for (int64_t r = 1; r < reduce; ++r) v = Op::apply(v, to_acc<Acc>(xo[r * inner + i]));
-        y[o * inner + i] = from_acc<Out>(v);
-      }
-    }
-    return;
-  }
-  alignas(64) Acc acc[kReduceBlock];
+  alignas(64) Acc acc[kAccElems];
   if (inner <= kReducePackLimit) {
-    // Packed: k consecutive rows form one segment, so every load is a full run of memory; the k
-    // partial results of each column are folded at the end.
-    const int64_t k = packed_rows<Acc>(inner, reduce);
-    const int64_t segment = k * inner;
-    for (int64_t o = i0; o < i1; ++o) {
-      reduce_segments<Op>(acc, x + o * a.x_outer_stride, segment, segment, reduce / k,
-                          (reduce % k) * inner);
-      for (int64_t i = 0; i < inner; ++i) {
-        Acc v = acc[i];
-        for (int64_t q = 1; q < k; ++q) v = Op::apply(v, acc[q * inner + i]);
-        y[o * inner + i] = from_acc<Out>(v);
+    const Packing pack = packing<Acc>(inner, reduce);
+    if (pack.rows == 0) {
+      for (int64_t o = i0; o < i1; ++o) {
+        const T* xo = x + o * a.x_outer_stride;
+        for (int64_t i = 0; i < inner; ++i) {
+          Acc v = to_acc<Acc>(xo[i]);
+          for (int64_t r = 1; r < reduce; ++r) v = Op::apply(v, to_acc<Acc>(xo[r * inner + i]));
+          y[o * inner + i] = from_acc<Out>(v);
+        }
       }
+      return;
+    }
+    // Packed: pack.rows consecutive rows form one segment, so every load is a full run of
+    // memory; the partial results of each column are folded at the end.
+    const int64_t segment = pack.rows * inner;
+    for (int64_t o = i0; o < i1; ++o) {
+      reduce_segments<Op>(acc, x + o * a.x_outer_stride, segment, segment, reduce / pack.rows,
+                          (reduce % pack.rows) * inner);
+      fold_segment<Op>(acc, segment, pack.period, inner, y + o * inner);
     }
     return;
   }
-  // Column blocks: each row contributes a run of up to kReduceBlock elements.
+  // Column blocks: each row contributes a run of up to kReduceColumnBlock elements.
   const int64_t blocks = reduce_column_blocks(inner);
   for (int64_t item = i0; item < i1; ++item) {
     const int64_t o = item / blocks;
-    const int64_t c0 = (item % blocks) * kReduceBlock;
-    const int64_t len = std::min(kReduceBlock, inner - c0);
+    const int64_t c0 = (item % blocks) * kReduceColumnBlock;
+    const int64_t len = std::min(kReduceColumnBlock, inner - c0);
     reduce_segments<Op>(acc, x + o * a.x_outer_stride + c0, inner, len, reduce, 0);
     store_accumulators(y + o * inner + c0, static_cast<const Acc*>(acc), len);
   }

@@ -108,15 +108,20 @@ struct Vf {
     }
   }
 
+  TILEOPS_VEC void prefetch(const void* p) { _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0); }
+
   TILEOPS_VEC R add(R a, R b) { return _mm256_add_ps(a, b); }
   TILEOPS_VEC R sub(R a, R b) { return _mm256_sub_ps(a, b); }
   TILEOPS_VEC R mul(R a, R b) { return _mm256_mul_ps(a, b); }
-  TILEOPS_VEC R div(R a, R b) { return _mm256_div_ps(a, b); }
   TILEOPS_VEC R fma(R a, R b, R c) { return _mm256_fmadd_ps(a, b, c); }
   // max and min return b when either operand is NaN, as the x86 instructions do.
   TILEOPS_VEC R max(R a, R b) { return _mm256_max_ps(a, b); }
   TILEOPS_VEC R min(R a, R b) { return _mm256_min_ps(a, b); }
-  TILEOPS_VEC R sqrt(R a) { return _mm256_sqrt_ps(a); }
+  // 1 / d to a few ulp: a 12-bit estimate and one Newton step; d must be finite and normal.
+  TILEOPS_VEC R reciprocal(R d) {
+    const R r = _mm256_rcp_ps(d);
+    return mul(r, _mm256_fnmadd_ps(d, r, set1(2.0f)));
+  }
 
   TILEOPS_VEC float sum(R v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -134,7 +139,8 @@ struct Vf {
     return _mm_cvtss_f32(_mm_mul_ss(s, _mm_movehdup_ps(s)));
   }
 
-  // The same algorithm and bounds as the AVX-512 exp.
+  // exp with a relative error of a few ulp: 2^round(x log2 e) times a degree-7 polynomial of the
+  // remainder. Below ln(FLT_MIN) it returns 0 and above ln(FLT_MAX) infinity; NaN stays NaN.
   TILEOPS_VEC R exp(R x) {
     const R lo = set1(-87.33654f);
     const R hi = set1(88.72283f);
@@ -164,7 +170,6 @@ struct Vd {
   using R = __m256d;
   static constexpr int64_t width = 4;
 
-  TILEOPS_VEC R zero() { return _mm256_setzero_pd(); }
   TILEOPS_VEC R set1(double v) { return _mm256_set1_pd(v); }
 
   TILEOPS_VEC __m128i load_bits(const void* p) {

@@ -4,7 +4,6 @@
 #include <immintrin.h>
 
 #include <cstdint>
-#include <limits>
 
 #include "simd/vec_common.hpp"
 
@@ -97,29 +96,32 @@ struct Vf {
     }
   }
 
+  TILEOPS_VEC void prefetch(const void* p) { _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0); }
+
   TILEOPS_VEC R add(R a, R b) { return _mm512_add_ps(a, b); }
   TILEOPS_VEC R sub(R a, R b) { return _mm512_sub_ps(a, b); }
   TILEOPS_VEC R mul(R a, R b) { return _mm512_mul_ps(a, b); }
-  TILEOPS_VEC R div(R a, R b) { return _mm512_div_ps(a, b); }
   TILEOPS_VEC R fma(R a, R b, R c) { return _mm512_fmadd_ps(a, b, c); }
   // max and min return b when either operand is NaN, as the x86 instructions do.
   TILEOPS_VEC R max(R a, R b) { return _mm512_max_ps(a, b); }
   TILEOPS_VEC R min(R a, R b) { return _mm512_min_ps(a, b); }
-  TILEOPS_VEC R sqrt(R a) { return _mm512_sqrt_ps(a); }
+  // 1 / d to about 1 ulp: a 14-bit estimate and one Newton step; d must be finite and normal.
+  TILEOPS_VEC R reciprocal(R d) {
+    const R r = _mm512_rcp14_ps(d);
+    return mul(r, _mm512_fnmadd_ps(d, r, set1(2.0f)));
+  }
 
   TILEOPS_VEC float sum(R v) { return _mm512_reduce_add_ps(v); }
   TILEOPS_VEC float max_of(R v) { return _mm512_reduce_max_ps(v); }
   TILEOPS_VEC float prod(R v) { return _mm512_reduce_mul_ps(v); }
 
   // exp with a relative error of a few ulp: 2^round(x log2 e) times a degree-7 polynomial of the
-  // remainder. Below ln(FLT_MIN) it returns 0 and above ln(FLT_MAX) infinity; NaN stays NaN.
+  // remainder, scaled by vscalefps, which underflows to 0 and overflows to infinity exactly as
+  // exp does; NaN stays NaN.
   TILEOPS_VEC R exp(R x) {
-    const R lo = set1(-87.33654f);
-    const R hi = set1(88.72283f);
-    const R xc = min(hi, max(lo, x));
-    R fx = _mm512_roundscale_ps(mul(xc, set1(1.44269504088896341f)),
-                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    fx = min(fx, set1(127.0f));
+    const R xc = min(set1(88.8f), max(set1(-110.0f), x));
+    const R fx = _mm512_roundscale_ps(mul(xc, set1(1.44269504088896341f)),
+                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     R r = _mm512_fnmadd_ps(fx, set1(0.693359375f), xc);
     r = _mm512_fnmadd_ps(fx, set1(-2.12194440e-4f), r);
     R p = set1(1.9875691500e-4f);
@@ -129,12 +131,7 @@ struct Vf {
     p = fma(p, r, set1(1.6666665459e-1f));
     p = fma(p, r, set1(5.0000001201e-1f));
     p = fma(p, mul(r, r), add(r, set1(1.0f)));
-    const __m512i exponent =
-        _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127)), 23);
-    R result = mul(p, _mm512_castsi512_ps(exponent));
-    result = _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ), zero());
-    return _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ),
-                              set1(std::numeric_limits<float>::infinity()));
+    return _mm512_scalef_ps(p, fx);
   }
 };
 
@@ -142,7 +139,6 @@ struct Vd {
   using R = __m512d;
   static constexpr int64_t width = 8;
 
-  TILEOPS_VEC R zero() { return _mm512_setzero_pd(); }
   TILEOPS_VEC R set1(double v) { return _mm512_set1_pd(v); }
 
   TILEOPS_VEC R load(const double* p) { return _mm512_loadu_pd(p); }

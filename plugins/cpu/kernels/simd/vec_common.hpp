@@ -1,11 +1,13 @@
 // What the vector headers share. A vector header defines, for one instruction set, Vf (float32
-// lanes) and Vd (float64 lanes) with the same static interface:
-//   width; zero(); set1(v); iota() (Vf only: 0, 1, ... width - 1);
-//   load(p) / store(p, v) for full vectors and load_part(p, count, fill) / store_part(p, v, count)
-//   for the first count < width lanes, converting from and to float, Half, BFloat16 (and double);
-//   loadn / storen, which pick one of the two by count;
-//   add, sub, mul, div, fma(a, b, c) = a * b + c, max, min, sqrt, exp (Vf only);
-//   sum, max_of, prod: the horizontal reductions.
+// lanes) with the static members
+//   width; zero(); set1(v); iota() (0, 1, ... width - 1);
+//   load(p) / store(p, v) for a full vector and load_part(p, count, fill) / store_part(p, v,
+//   count) for the first count < width lanes, converting from and to float, Half and BFloat16
+//   (load also from double); loadn / storen, which pick one of the two by count;
+//   add, sub, mul, fma(a, b, c) = a * b + c, max, min, reciprocal, exp;
+//   sum, prod, max_of: the horizontal reductions; prefetch(p): the cache line holding p;
+// and Vd (float64 lanes) with width, set1, load (from double, float, Half, BFloat16), store,
+// add, mul, sum and prod.
 // A vector header is included only inside the target region of its isa_*.cpp file, so that all
 // its code is compiled for that instruction set and has internal linkage there.
 #pragma once
