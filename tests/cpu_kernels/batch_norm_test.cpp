@@ -19,10 +19,11 @@ struct Shape {
   int64_t N, C, inner;
 };
 
-// inner == 1 with one and several batch chunks, small and odd inner, and count == 2.
+// inner == 1 with one and several batch chunks, small and odd inner, count == 2, and channels
+// too large to be normalised while in cache.
 const std::vector<Shape> kShapes = {{2, 3, 1},  {7, 5, 1},     {300, 33, 1}, {600, 1000, 1},
                                     {4, 3, 7},  {2, 16, 33},   {3, 2, 4097}, {1, 1, 2},
-                                    {16, 8, 100}};
+                                    {16, 8, 100}, {4, 2, 70001}};
 
 std::vector<float> random_floats(int64_t size, double lo, double hi, unsigned seed) {
   const Buffer b = random_buffer(DType::float32, size, lo, hi, seed);

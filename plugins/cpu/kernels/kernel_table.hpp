@@ -42,7 +42,7 @@ struct KernelTable {
                    int64_t r0, int64_t r1);
   void (*layer_norm)(DType, const void* x, const void* weight, const void* bias, void* y, int64_t n,
                      float eps, int64_t r0, int64_t r1);
-  // scratch: n floats, used by float16 and bfloat16 rows.
+  // scratch: n floats.
   void (*softmax)(DType, const void* x, void* y, int64_t n, float* scratch, int64_t r0,
                   int64_t r1);
   // Rows [r0, r1) and output columns [c0, c1) of y: [rows, n].

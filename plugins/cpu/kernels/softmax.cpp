@@ -18,13 +18,9 @@ void softmax(DType dtype, int64_t rows, int64_t n, const void* x, void* y) {
   const KernelTable& kernels = active_kernels();
   const auto row_bytes = static_cast<int64_t>(2 * n * dtype_size(dtype));
   parallel_for(rows, row_bytes, [&](int64_t r0, int64_t r1) {
-    float* scratch = nullptr;
-    if (dtype != DType::float32) {
-      thread_local std::vector<float> buffer;
-      buffer.resize(static_cast<std::size_t>(n));
-      scratch = buffer.data();
-    }
-    kernels.softmax(dtype, x, y, n, scratch, r0, r1);
+    thread_local std::vector<float> scratch;
+    scratch.resize(static_cast<std::size_t>(n));
+    kernels.softmax(dtype, x, y, n, scratch.data(), r0, r1);
   });
 }
 

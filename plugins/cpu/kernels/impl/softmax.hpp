@@ -4,65 +4,50 @@
 #include <limits>
 #include <type_traits>
 
-#include "impl/dispatch.hpp"
+#include "impl/rows.hpp"
 
 namespace tileops::cpu {
 namespace {
 
 template <class T>
-float row_max(const T* x, int64_t n) {
-  constexpr float lowest = -std::numeric_limits<float>::infinity();
-  constexpr int64_t W = Vf::width;
-  Vf::R m0 = Vf::set1(lowest), m1 = m0, m2 = m0, m3 = m0;
-  int64_t j = 0;
-  for (; j + 4 * W <= n; j += 4 * W) {
-    m0 = Vf::max(m0, Vf::load(x + j));
-    m1 = Vf::max(m1, Vf::load(x + j + W));
-    m2 = Vf::max(m2, Vf::load(x + j + 2 * W));
-    m3 = Vf::max(m3, Vf::load(x + j + 3 * W));
-  }
-  for (; j < n; j += W) m0 = Vf::max(m0, Vf::loadn(x + j, lanes_left<Vf>(j, n), lowest));
-  return Vf::max_of(Vf::max(Vf::max(m0, m1), Vf::max(m2, m3)));
+[[gnu::always_inline]] inline auto max_step(const T* row) {
+  return [row](Vf::R acc, int64_t j, int64_t lanes) {
+    return Vf::max(acc, Vf::loadn(row + j, lanes, -std::numeric_limits<float>::infinity()));
+  };
 }
 
-// e = exp(x - max) over a row; returns its sum.
+// e = exp(x - max) over a row in cache; returns the sum of e.
 template <class T>
 float exp_sum(const T* x, float* e, int64_t n, Vf::R max) {
-  constexpr float lowest = -std::numeric_limits<float>::infinity();
-  Vf::R s0 = Vf::zero(), s1 = Vf::zero();
-  constexpr int64_t W = Vf::width;
-  int64_t j = 0;
-  for (; j + 2 * W <= n; j += 2 * W) {
-    const Vf::R e0 = Vf::exp(Vf::sub(Vf::load(x + j), max));
-    const Vf::R e1 = Vf::exp(Vf::sub(Vf::load(x + j + W), max));
-    Vf::store(e + j, e0);
-    Vf::store(e + j + W, e1);
-    s0 = Vf::add(s0, e0);
-    s1 = Vf::add(s1, e1);
-  }
-  for (; j < n; j += W) {
-    const int64_t lanes = lanes_left<Vf>(j, n);
-    // Lanes past the row load as -inf, whose exponential is 0.
-    const Vf::R v = Vf::exp(Vf::sub(Vf::loadn(x + j, lanes, lowest), max));
-    Vf::storen(e + j, v, lanes);
-    s0 = Vf::add(s0, v);
-  }
-  return Vf::sum(Vf::add(s0, s1));
+  return Vf::sum(pipelined_row<true>(
+      n, Vf::zero(), kNoWrite,
+      [&](Vf::R acc, int64_t j, int64_t lanes) {
+        // Lanes past the row load as -inf, whose exponential is 0.
+        const Vf::R v = Vf::exp(
+            Vf::sub(Vf::loadn(x + j, lanes, -std::numeric_limits<float>::infinity()), max));
+        Vf::storen(e + j, v, lanes);
+        return Vf::add(acc, v);
+      },
+      kAdd));
 }
 
-// The exponentials go to y itself for float rows, and to scratch (n floats) for half rows, so
-// that the results are rounded to 16 bits once.
+// The exponentials of a row go to scratch (n floats, in cache), so that y is written once, and
+// rounded once for half types.
 template <class T>
 void softmax_rows(const T* x, T* y, int64_t n, float* scratch, int64_t r0, int64_t r1) {
+  const Vf::R lowest = Vf::set1(-std::numeric_limits<float>::infinity());
+  float max = Vf::max_of(pipelined_row<true>(n, lowest, kNoWrite, max_step(x + r0 * n), kMax));
   for (int64_t r = r0; r < r1; ++r) {
     const T* xr = x + r * n;
     T* yr = y + r * n;
-    float* e = std::is_same_v<T, float> ? reinterpret_cast<float*>(yr) : scratch;
-    const Vf::R max = Vf::set1(row_max(xr, n));
-    const Vf::R inv = Vf::set1(1.0f / exp_sum(xr, e, n, max));
-    for (int64_t j = 0; j < n; j += Vf::width) {
-      const int64_t lanes = lanes_left<Vf>(j, n);
-      Vf::storen(yr + j, Vf::mul(Vf::loadn(e + j, lanes), inv), lanes);
+    const Vf::R inv = Vf::set1(1.0f / exp_sum(xr, scratch, n, Vf::set1(max)));
+    const auto write = [&](int64_t j, int64_t lanes) {
+      Vf::storen(yr + j, Vf::mul(Vf::loadn(scratch + j, lanes), inv), lanes);
+    };
+    if (r + 1 < r1) {
+      max = Vf::max_of(pipelined_row<true>(n, lowest, write, max_step(xr + n), kMax));
+    } else {
+      pipelined_row<false>(n, lowest, write, kNoStep, kMax);
     }
   }
 }
