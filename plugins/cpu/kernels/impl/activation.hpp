@@ -18,24 +18,22 @@ void silu_and_mul_tile(const T* x, T* y, int64_t n, int64_t r0, int64_t r1, int6
     const T* gate = x + r * 2 * n;
     const T* up = gate + n;
     T* yr = y + r * n;
-    for (int64_t j = c0; j < c1; j += Vf::width) {
-      const int64_t lanes = lanes_left<Vf>(j, c1);
+    for_each_vector(c0, c1, [&](int64_t j, int64_t lanes) {
       const Vf::R g = Vf::loadn(gate + j, lanes);
       const Vf::R denominator = Vf::add(one, Vf::exp(Vf::sub(zero, Vf::max(floor, g))));
       const Vf::R silu = Vf::mul(g, Vf::reciprocal(denominator));
       Vf::storen(yr + j, Vf::mul(silu, Vf::loadn(up + j, lanes)), lanes);
-    }
+    });
   }
 }
 
 template <class T>
 void relu_range(const T* x, T* y, int64_t i0, int64_t i1) {
   const Vf::R zero = Vf::zero();
-  for (int64_t i = i0; i < i1; i += Vf::width) {
-    const int64_t lanes = lanes_left<Vf>(i, i1);
+  for_each_vector(i0, i1, [&](int64_t i, int64_t lanes) {
     // max(0, x) returns x, NaN included, unless x < 0.
     Vf::storen(y + i, Vf::max(zero, Vf::loadn(x + i, lanes)), lanes);
-  }
+  });
 }
 
 void silu_and_mul_kernel(DType dtype, const void* x, void* y, int64_t n, int64_t r0, int64_t r1,

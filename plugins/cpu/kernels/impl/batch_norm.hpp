@@ -21,12 +21,11 @@ void batch_norm_stats_rows(const T* x, int64_t C, int64_t inner, const float* sh
       alignas(64) float a2[kChannelBlock] = {};
       for (int64_t n = n0; n < n1; ++n) {
         const T* row = x + n * C + cb;
-        for (int64_t j = 0; j < len; j += Vf::width) {
-          const int64_t lanes = lanes_left<Vf>(j, len);
+        for_each_vector(0, len, [&](int64_t j, int64_t lanes) {
           const Vf::R d = Vf::sub(Vf::loadn(row + j, lanes), Vf::loadn(shift + cb + j, lanes));
           Vf::storen(a1 + j, Vf::add(Vf::loadn(a1 + j, lanes), d), lanes);
           Vf::storen(a2 + j, Vf::fma(d, d, Vf::loadn(a2 + j, lanes)), lanes);
-        }
+        });
       }
       for (int64_t j = 0; j < len; ++j) {
         s1[cb + j] += a1[j];
@@ -70,12 +69,11 @@ void batch_norm_apply_rows(const T* x, T* y, int64_t C, int64_t inner, const flo
     for (int64_t n = i0; n < i1; ++n) {
       const T* xr = x + n * C;
       T* yr = y + n * C;
-      for (int64_t j = 0; j < C; j += Vf::width) {
-        const int64_t lanes = lanes_left<Vf>(j, C);
+      for_each_vector(0, C, [&](int64_t j, int64_t lanes) {
         const Vf::R d = Vf::sub(Vf::loadn(xr + j, lanes), Vf::loadn(center + j, lanes));
         Vf::storen(yr + j, Vf::fma(d, Vf::loadn(scale + j, lanes), Vf::loadn(shift + j, lanes)),
                    lanes);
-      }
+      });
     }
     return;
   }
@@ -86,10 +84,9 @@ void batch_norm_apply_rows(const T* x, T* y, int64_t C, int64_t inner, const flo
     const Vf::R b = Vf::set1(shift[c]);
     const T* xr = x + row * inner;
     T* yr = y + row * inner;
-    for (int64_t j = 0; j < inner; j += Vf::width) {
-      const int64_t lanes = lanes_left<Vf>(j, inner);
+    for_each_vector(0, inner, [&](int64_t j, int64_t lanes) {
       Vf::storen(yr + j, Vf::fma(Vf::sub(Vf::loadn(xr + j, lanes), m), s, b), lanes);
-    }
+    });
   }
 }
 

@@ -12,10 +12,9 @@ void convert_rows(const From* src, int64_t ld_src, To* dst, int64_t ld_dst, int6
   for (int64_t r = r0; r < r1; ++r) {
     const From* s = src + r * ld_src;
     To* d = dst + r * ld_dst;
-    for (int64_t j = 0; j < cols; j += Vf::width) {
-      const int64_t lanes = lanes_left<Vf>(j, cols);
+    for_each_vector(0, cols, [&](int64_t j, int64_t lanes) {
       Vf::storen(d + j, Vf::loadn(s + j, lanes), lanes);
-    }
+    });
   }
 }
 
@@ -38,10 +37,10 @@ void alibi_tile(const float* slopes, int64_t seq_len, T* y, int64_t r0, int64_t 
     T* yr = y + r * seq_len;
     // j - i is an integer below 2^24 in magnitude, exact in float.
     Vf::R distance = Vf::add(Vf::iota(), Vf::set1(static_cast<float>(c0 - i)));
-    for (int64_t j = c0; j < c1; j += Vf::width) {
-      Vf::storen(yr + j, Vf::mul(slope, distance), lanes_left<Vf>(j, c1));
+    for_each_vector(c0, c1, [&](int64_t j, int64_t lanes) {
+      Vf::storen(yr + j, Vf::mul(slope, distance), lanes);
       distance = Vf::add(distance, step);
-    }
+    });
   }
 }
 

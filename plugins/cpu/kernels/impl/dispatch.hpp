@@ -32,5 +32,22 @@ template <class V>
   return n - j < V::width ? n - j : V::width;
 }
 
+// Calls body(j, lanes) for j = begin, begin + W, ... below end, with lanes = W (a constant, so
+// that loadn and storen become plain full loads and stores) but for a last partial vector.
+template <class Body>
+[[gnu::always_inline]] inline void for_each_vector(int64_t begin, int64_t end, Body&& body) {
+  constexpr int64_t W = Vf::width;
+  int64_t j = begin;
+  for (; j + 2 * W <= end; j += 2 * W) {
+    body(j, W);
+    body(j + W, W);
+  }
+  if (j + W <= end) {
+    body(j, W);
+    j += W;
+  }
+  if (j < end) body(j, end - j);
+}
+
 }  // namespace
 }  // namespace tileops::cpu

@@ -13,17 +13,15 @@ namespace {
 template <class T>
 void add_float(const T* a, const T* b, T* y, float alpha, int64_t i0, int64_t i1) {
   if (alpha == 1.0f) {
-    for (int64_t i = i0; i < i1; i += Vf::width) {
-      const int64_t lanes = lanes_left<Vf>(i, i1);
+    for_each_vector(i0, i1, [&](int64_t i, int64_t lanes) {
       Vf::storen(y + i, Vf::add(Vf::loadn(a + i, lanes), Vf::loadn(b + i, lanes)), lanes);
-    }
+    });
     return;
   }
   const Vf::R scale = Vf::set1(alpha);
-  for (int64_t i = i0; i < i1; i += Vf::width) {
-    const int64_t lanes = lanes_left<Vf>(i, i1);
+  for_each_vector(i0, i1, [&](int64_t i, int64_t lanes) {
     Vf::storen(y + i, Vf::fma(Vf::loadn(b + i, lanes), scale, Vf::loadn(a + i, lanes)), lanes);
-  }
+  });
 }
 
 // Integer addition wraps around: it is done on the unsigned type of the same width.

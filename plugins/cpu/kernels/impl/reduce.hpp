@@ -146,10 +146,9 @@ void accumulate(Acc* acc, const T* x, int64_t len) {
 template <class Out, class Acc>
 void store_accumulators(Out* y, const Acc* acc, int64_t len) {
   if constexpr (std::is_same_v<Acc, float>) {
-    for (int64_t j = 0; j < len; j += Vf::width) {
-      const int64_t lanes = lanes_left<Vf>(j, len);
+    for_each_vector(0, len, [&](int64_t j, int64_t lanes) {
       Vf::storen(y + j, Vf::loadn(acc + j, lanes), lanes);
-    }
+    });
   } else {
     for (int64_t j = 0; j < len; ++j) y[j] = from_acc<Out>(acc[j]);
   }
