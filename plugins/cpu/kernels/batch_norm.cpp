@@ -129,19 +129,18 @@ void batch_norm_train(DType dtype, int64_t N, int64_t C, int64_t inner, const vo
 
   const int64_t channel_bytes = N * inner * elem;
   if (inner > 1 && channel_bytes <= kFusedChannelBytes) {
-    // One task per channel sums it and normalises it while it is still in cache: x is read from
-    // memory once instead of twice.
+    // A task sums its first channel, then normalises each channel while it is still in cache
+    // and sums the next one in the same loops: x is read from memory once instead of twice.
     std::vector<double> s1(static_cast<std::size_t>(C));
     std::vector<double> s2(s1.size());
     parallel_for(C, 2 * channel_bytes, [&](int64_t c0, int64_t c1) {
+      kernels.batch_norm_stats(dtype, x, C, inner, pivot.data(), 0, N, c0, c0 + 1, s1.data(),
+                               s2.data());
       for (int64_t c = c0; c < c1; ++c) {
-        kernels.batch_norm_stats(dtype, x, C, inner, pivot.data(), 0, N, c, c + 1, s1.data(),
-                                 s2.data());
         finish_channel(c, s1[c], s2[c]);
-        for (int64_t n = 0; n < N; ++n) {
-          kernels.batch_norm_apply(dtype, x, y, C, inner, center.data(), scale.data(),
-                                   shift.data(), n * C + c, n * C + c + 1);
-        }
+        kernels.batch_norm_channel(dtype, x, y, N, C, inner, c, center.data(), scale.data(),
+                                   shift.data(), c + 1 < c1 ? c + 1 : -1, pivot.data(), s1.data(),
+                                   s2.data());
       }
     });
     return;

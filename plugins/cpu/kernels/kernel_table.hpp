@@ -57,9 +57,15 @@ struct KernelTable {
   // Work items [i0, i1) of args.
   void (*reduce)(const ReduceArgs& args, int64_t i0, int64_t i1);
   // Adds, for channels [c0, c1) and batch rows [n0, n1) of x: [N, C, inner], the sums of
-  // (x - shift[c]) and (x - shift[c])^2 into s1[c] and s2[c].
-  void (*batch_norm_stats)(DType, const void* x, int64_t C, int64_t inner, const float* shift,
+  // (x - pivot[c]) and (x - pivot[c])^2 into s1[c] and s2[c].
+  void (*batch_norm_stats)(DType, const void* x, int64_t C, int64_t inner, const float* pivot,
                            int64_t n0, int64_t n1, int64_t c0, int64_t c1, double* s1, double* s2);
+  // For inner > 1: y = (x - center[c]) * scale[c] + shift[c] over channel c, and when next >= 0
+  // the sums of channel next added as batch_norm_stats adds them, for all N rows.
+  void (*batch_norm_channel)(DType, const void* x, void* y, int64_t N, int64_t C, int64_t inner,
+                             int64_t c, const float* center, const float* scale,
+                             const float* shift, int64_t next, const float* pivot, double* s1,
+                             double* s2);
   // y = (x - center[c]) * scale[c] + shift[c] over x: [N, C, inner]. With inner > 1 the range
   // [i0, i1) counts (n, c) rows; with inner == 1 it counts batch rows n of C elements.
   void (*batch_norm_apply)(DType, const void* x, void* y, int64_t C, int64_t inner,

@@ -24,6 +24,7 @@ constexpr KernelTable table_for(Isa isa) {
       .relu = &relu_kernel,
       .reduce = &reduce_kernel,
       .batch_norm_stats = &batch_norm_stats_kernel,
+      .batch_norm_channel = &batch_norm_channel_kernel,
       .batch_norm_apply = &batch_norm_apply_kernel,
       .convert = &convert_kernel,
       .alibi = &alibi_kernel,

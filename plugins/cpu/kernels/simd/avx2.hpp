@@ -108,8 +108,6 @@ struct Vf {
     }
   }
 
-  TILEOPS_VEC void prefetch(const void* p) { _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0); }
-
   TILEOPS_VEC R add(R a, R b) { return _mm256_add_ps(a, b); }
   TILEOPS_VEC R sub(R a, R b) { return _mm256_sub_ps(a, b); }
   TILEOPS_VEC R mul(R a, R b) { return _mm256_mul_ps(a, b); }

@@ -96,8 +96,6 @@ struct Vf {
     }
   }
 
-  TILEOPS_VEC void prefetch(const void* p) { _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0); }
-
   TILEOPS_VEC R add(R a, R b) { return _mm512_add_ps(a, b); }
   TILEOPS_VEC R sub(R a, R b) { return _mm512_sub_ps(a, b); }
   TILEOPS_VEC R mul(R a, R b) { return _mm512_mul_ps(a, b); }

@@ -91,8 +91,6 @@ struct Vf {
     }
   }
 
-  TILEOPS_VEC void prefetch(const void* p) { __builtin_prefetch(p); }
-
   TILEOPS_VEC R add(R a, R b) { return a + b; }
   TILEOPS_VEC R sub(R a, R b) { return a - b; }
   TILEOPS_VEC R mul(R a, R b) { return a * b; }

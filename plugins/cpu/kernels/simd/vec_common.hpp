@@ -5,7 +5,7 @@
 //   count) for the first count < width lanes, converting from and to float, Half and BFloat16
 //   (load also from double); loadn / storen, which pick one of the two by count;
 //   add, sub, mul, fma(a, b, c) = a * b + c, max, min, reciprocal, exp;
-//   sum, prod, max_of: the horizontal reductions; prefetch(p): the cache line holding p;
+//   sum, prod, max_of: the horizontal reductions;
 // and Vd (float64 lanes) with width, set1, load (from double, float, Half, BFloat16), store,
 // add, mul, sum and prod.
 // A vector header is included only inside the target region of its isa_*.cpp file, so that all
