@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cpu_kernels.hpp"
 #include "kernel_table.hpp"
@@ -39,9 +39,14 @@ void half_gemm(DType dtype, int64_t m, int64_t n, int64_t k, const void* a, int6
   const KernelTable& kernels = active_kernels();
   const int64_t mb_max = std::clamp<int64_t>(kPanelElems / k, 1, m);
   const int64_t nb_max = std::clamp<int64_t>(kPanelElems / std::max(k, mb_max), 1, n);
-  const auto a_f = std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(mb_max * k));
-  const auto b_f = std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(k * nb_max));
-  const auto c_f = std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(mb_max * nb_max));
+  // The scratch stays with the calling thread: fresh pages would cost a fault each, every call.
+  thread_local std::vector<float> a_scratch, b_scratch, c_scratch;
+  a_scratch.resize(static_cast<std::size_t>(mb_max * k));
+  b_scratch.resize(static_cast<std::size_t>(k * nb_max));
+  c_scratch.resize(static_cast<std::size_t>(mb_max * nb_max));
+  float* const a_f = a_scratch.data();
+  float* const b_f = b_scratch.data();
+  float* const c_f = c_scratch.data();
   const auto* a_bytes = static_cast<const std::byte*>(a);
   const auto* b_bytes = static_cast<const std::byte*>(b);
   auto* d_bytes = static_cast<std::byte*>(d);
@@ -50,10 +55,10 @@ void half_gemm(DType dtype, int64_t m, int64_t n, int64_t k, const void* a, int6
   // Columns [n0, n0 + nb) of op(b) into b_f; returns its row stride.
   const auto convert_b = [&](int64_t n0, int64_t nb) {
     if (trans_b) {
-      convert(kernels, dtype, DType::float32, b_bytes + n0 * ldb * elem, ldb, b_f.get(), k, nb, k);
+      convert(kernels, dtype, DType::float32, b_bytes + n0 * ldb * elem, ldb, b_f, k, nb, k);
       return k;
     }
-    convert(kernels, dtype, DType::float32, b_bytes + n0 * elem, ldb, b_f.get(), nb, k, nb);
+    convert(kernels, dtype, DType::float32, b_bytes + n0 * elem, ldb, b_f, nb, k, nb);
     return nb;
   };
   const bool one_b_block = nb_max == n;
@@ -63,19 +68,19 @@ void half_gemm(DType dtype, int64_t m, int64_t n, int64_t k, const void* a, int6
     const int64_t mb = std::min(mb_max, m - m0);
     int64_t lda_f = k;
     if (trans_a) {
-      convert(kernels, dtype, DType::float32, a_bytes + m0 * elem, lda, a_f.get(), mb, k, mb);
+      convert(kernels, dtype, DType::float32, a_bytes + m0 * elem, lda, a_f, mb, k, mb);
       lda_f = mb;
     } else {
-      convert(kernels, dtype, DType::float32, a_bytes + m0 * lda * elem, lda, a_f.get(), k, mb, k);
+      convert(kernels, dtype, DType::float32, a_bytes + m0 * lda * elem, lda, a_f, k, mb, k);
     }
     for (int64_t n0 = 0; n0 < n; n0 += nb_max) {
       const int64_t nb = std::min(nb_max, n - n0);
       const int64_t ldb_f = one_b_block ? ldb_whole : convert_b(n0, nb);
       cblas_sgemm(CblasRowMajor, transpose(trans_a), transpose(trans_b), static_cast<blasint>(mb),
-                  static_cast<blasint>(nb), static_cast<blasint>(k), 1.0f, a_f.get(),
-                  static_cast<blasint>(lda_f), b_f.get(), static_cast<blasint>(ldb_f), 0.0f,
-                  c_f.get(), static_cast<blasint>(nb));
-      convert(kernels, DType::float32, dtype, c_f.get(), nb, d_bytes + (m0 * ldd + n0) * elem, ldd,
+                  static_cast<blasint>(nb), static_cast<blasint>(k), 1.0f, a_f,
+                  static_cast<blasint>(lda_f), b_f, static_cast<blasint>(ldb_f), 0.0f,
+                  c_f, static_cast<blasint>(nb));
+      convert(kernels, DType::float32, dtype, c_f, nb, d_bytes + (m0 * ldd + n0) * elem, ldd,
               mb, nb);
     }
   }
