@@ -74,12 +74,11 @@ std::string dtype_tag(DType dtype) {
 }
 
 // Runs body(begin, end) over [0, count) split across `threads` std::threads.
-void split(int threads, std::size_t count, const std::function<void(std::size_t, std::size_t)>& body) {
+void split(int threads, std::size_t count,
+           const std::function<void(std::size_t, std::size_t)>& body) {
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      body(count * t / threads, count * (t + 1) / threads);
-    });
+    workers.emplace_back([&, t] { body(count * t / threads, count * (t + 1) / threads); });
   }
   for (std::thread& w : workers) w.join();
 }
@@ -90,7 +89,8 @@ double best_seconds(const std::function<void()>& f, int trials = kTrials) {
   for (int trial = 0; trial < trials; ++trial) {
     const auto start = std::chrono::steady_clock::now();
     f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return best;
 }
@@ -117,11 +117,13 @@ void measure_bandwidth() {
     g_bandwidth = std::max({g_bandwidth, copy_bw, triad_bw});
   }
   std::printf("  reference bandwidth (best): %.1f GB/s; kernel threads: %d; ISA: %s\n\n",
-              g_bandwidth / 1e9, cpu::thread_count(), std::string(cpu::isa_name(cpu::active_isa())).c_str());
+              g_bandwidth / 1e9, cpu::thread_count(),
+              std::string(cpu::isa_name(cpu::active_isa())).c_str());
 }
 
 void set_bandwidth_counters(benchmark::State& state, double bytes) {
-  state.counters["GB/s"] = benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GB/s"] =
+      benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["bw_ratio"] =
       benchmark::Counter(bytes / g_bandwidth, benchmark::Counter::kIsIterationInvariantRate);
 }
@@ -171,8 +173,8 @@ void register_row_kernels() {
       });
       add_memory_bound("add_row_broadcast/" + dtype_tag(dtype) + "/" + shape,
                        es * (2 * s.rows * s.n + s.n), [=] {
-                         cpu::add_row_broadcast(dtype, s.rows, s.n, x->data(), w->data(),
-                                                y->data(), 1.0);
+                         cpu::add_row_broadcast(dtype, s.rows, s.n, x->data(), w->data(), y->data(),
+                                                1.0);
                        });
     }
     for (const Rows& s : {Rows{2048, 11008}, Rows{1, 11008}}) {
@@ -236,8 +238,8 @@ void register_batch_norm_and_alibi() {
     add_memory_bound("batch_norm_train/" + dtype_tag(dtype) + shape, bytes, [=] {
       float* s = stats->data();
       float* o = out->data();
-      cpu::batch_norm_train(dtype, N, C, inner, x->data(), s, s + C, y->data(), o, o + C,
-                            o + 2 * C, o + 3 * C, 0.1, 1e-5);
+      cpu::batch_norm_train(dtype, N, C, inner, x->data(), s, s + C, y->data(), o, o + C, o + 2 * C,
+                            o + 3 * C, 0.1, 1e-5);
     });
   }
   for (const auto& [heads, seq] : std::vector<std::pair<int64_t, int64_t>>{{32, 2048}, {32, 128}}) {

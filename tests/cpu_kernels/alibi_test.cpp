@@ -35,7 +35,8 @@ TEST_CASE("alibi_slopes follow the paper for powers of two and other head counts
     const std::vector<double> got = alibi_slopes(heads);
     const std::vector<double> want = reference_slopes(heads);
     REQUIRE(got.size() == want.size());
-    for (std::size_t h = 0; h < got.size(); ++h) CHECK(got[h] == doctest::Approx(want[h]).epsilon(1e-12));
+    for (std::size_t h = 0; h < got.size(); ++h)
+      CHECK(got[h] == doctest::Approx(want[h]).epsilon(1e-12));
   }
   CHECK(alibi_slopes(8)[0] == 0.5);
   CHECK(alibi_slopes(8)[7] == 1.0 / 256);

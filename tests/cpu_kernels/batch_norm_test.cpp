@@ -21,8 +21,8 @@ struct Shape {
 
 // inner == 1 with one and several batch chunks, small and odd inner, count == 2, and channels
 // too large to be normalised while in cache.
-const std::vector<Shape> kShapes = {{2, 3, 1},  {7, 5, 1},     {300, 33, 1}, {600, 1000, 1},
-                                    {4, 3, 7},  {2, 16, 33},   {3, 2, 4097}, {1, 1, 2},
+const std::vector<Shape> kShapes = {{2, 3, 1},    {7, 5, 1},    {300, 33, 1}, {600, 1000, 1},
+                                    {4, 3, 7},    {2, 16, 33},  {3, 2, 4097}, {1, 1, 2},
                                     {16, 8, 100}, {4, 2, 70001}};
 
 std::vector<float> random_floats(int64_t size, double lo, double hi, unsigned seed) {
@@ -38,7 +38,8 @@ void check_floats(const std::vector<float>& got, const std::vector<double>& want
   check_close(b, want, rtol);
 }
 
-std::vector<double> affine_reference(const Buffer& x, const Shape& s, const std::vector<double>& mean,
+std::vector<double> affine_reference(const Buffer& x, const Shape& s,
+                                     const std::vector<double>& mean,
                                      const std::vector<double>& rstd, const std::vector<float>& w,
                                      const std::vector<float>& b) {
   std::vector<double> y(static_cast<std::size_t>(x.size()));
@@ -55,7 +56,8 @@ std::vector<double> affine_reference(const Buffer& x, const Shape& s, const std:
 
 }  // namespace
 
-TEST_CASE("batch_norm_infer normalises with the running statistics for every dtype, ISA and layout") {
+TEST_CASE(
+    "batch_norm_infer normalises with the running statistics for every dtype, ISA and layout") {
   for_each_isa([](Isa) {
     for (DType dtype : kFloatTypes) {
       for (const Shape& s : kShapes) {
@@ -74,15 +76,16 @@ TEST_CASE("batch_norm_infer normalises with the running statistics for every dty
         check_close(y, affine_reference(x, s, mean, rstd, w, b), tolerance(dtype));
         const std::vector<float> ones(static_cast<std::size_t>(s.C), 1.0f);
         const std::vector<float> zeros(static_cast<std::size_t>(s.C), 0.0f);
-        batch_norm_infer(dtype, s.N, s.C, s.inner, x.data(), rm.data(), rv.data(), nullptr,
-                         nullptr, y.data(), kEps);
+        batch_norm_infer(dtype, s.N, s.C, s.inner, x.data(), rm.data(), rv.data(), nullptr, nullptr,
+                         y.data(), kEps);
         check_close(y, affine_reference(x, s, mean, rstd, ones, zeros), tolerance(dtype));
       }
     }
   });
 }
 
-TEST_CASE("batch_norm_train uses batch statistics and updates running stats with the unbiased variance") {
+TEST_CASE(
+    "batch_norm_train uses batch statistics and updates running stats with the unbiased variance") {
   for_each_isa([](Isa) {
     for (DType dtype : kFloatTypes) {
       for (const Shape& s : kShapes) {
@@ -98,11 +101,12 @@ TEST_CASE("batch_norm_train uses batch statistics and updates running stats with
         std::vector<float> rstd_out(static_cast<std::size_t>(s.C));
         Buffer y(dtype, x.size());
         batch_norm_train(dtype, s.N, s.C, s.inner, x.data(), w.data(), b.data(), y.data(),
-                         mean_out.data(), rstd_out.data(), running_mean.data(),
-                         running_var.data(), kMomentum, kEps);
+                         mean_out.data(), rstd_out.data(), running_mean.data(), running_var.data(),
+                         kMomentum, kEps);
 
         const double count = static_cast<double>(s.N * s.inner);
-        std::vector<double> mean(static_cast<std::size_t>(s.C)), var(mean.size()), rstd(mean.size());
+        std::vector<double> mean(static_cast<std::size_t>(s.C)), var(mean.size()),
+            rstd(mean.size());
         std::vector<double> want_rm(mean.size()), want_rv(mean.size());
         for (int64_t c = 0; c < s.C; ++c) {
           for (int64_t n = 0; n < s.N; ++n) {
@@ -140,7 +144,8 @@ TEST_CASE("batch_norm_train without running statistics or affine parameters, in 
                      mean_out.data(), rstd_out.data(), nullptr, nullptr, kMomentum, kEps);
     Buffer in_place = x;
     batch_norm_train(DType::bfloat16, s.N, s.C, s.inner, in_place.data(), nullptr, nullptr,
-                     in_place.data(), mean2.data(), rstd2.data(), nullptr, nullptr, kMomentum, kEps);
+                     in_place.data(), mean2.data(), rstd2.data(), nullptr, nullptr, kMomentum,
+                     kEps);
     CHECK(in_place.same_bytes(out));
     CHECK(mean2 == mean_out);
   });
@@ -149,10 +154,10 @@ TEST_CASE("batch_norm_train without running statistics or affine parameters, in 
 TEST_CASE("batch_norm_train needs two values per channel") {
   Buffer x(DType::float32, 3);
   std::vector<float> stats(3);
-  CHECK_THROWS_WITH_AS(batch_norm_train(DType::float32, 1, 3, 1, x.data(), nullptr, nullptr,
-                                        x.data(), stats.data(), stats.data(), nullptr, nullptr,
-                                        kMomentum, kEps),
-                       doctest::Contains("at least 2"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      batch_norm_train(DType::float32, 1, 3, 1, x.data(), nullptr, nullptr, x.data(), stats.data(),
+                       stats.data(), nullptr, nullptr, kMomentum, kEps),
+      doctest::Contains("at least 2"), std::invalid_argument);
   CHECK_THROWS_AS(batch_norm_infer(DType::int32, 1, 3, 1, x.data(), stats.data(), stats.data(),
                                    nullptr, nullptr, x.data(), kEps),
                   std::invalid_argument);

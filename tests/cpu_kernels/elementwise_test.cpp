@@ -96,7 +96,8 @@ TEST_CASE("add_row_broadcast adds one row to every row, in place too") {
 TEST_CASE("add rejects other dtypes and a fractional alpha for integers") {
   Buffer x(DType::int32, 4);
   CHECK_THROWS_WITH_AS(add(DType::uint8, 4, x.data(), x.data(), x.data(), 1.0),
-                       doctest::Contains("add: dtype uint8 is not supported"), std::invalid_argument);
+                       doctest::Contains("add: dtype uint8 is not supported"),
+                       std::invalid_argument);
   CHECK_THROWS_WITH_AS(add(DType::int32, 4, x.data(), x.data(), x.data(), 0.5),
                        doctest::Contains("alpha"), std::invalid_argument);
   CHECK_THROWS_AS(add_row_broadcast(DType::int64, 1, 2, x.data(), x.data(), x.data(), 1e300),

@@ -88,8 +88,10 @@ TEST_CASE("blas_refusal names unsupported dtypes and sizes beyond the 32-bit BLA
 
 TEST_CASE("gemm throws the refusal reason and rejects row strides below the row length") {
   Buffer x(DType::float32, 16);
-  CHECK_THROWS_WITH_AS(gemm(DType::int64, 2, 2, 2, x.data(), 2, false, x.data(), 2, false, x.data(), 2),
-                       doctest::Contains("int64"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(gemm(DType::float32, 2, 2, 3, x.data(), 2, false, x.data(), 2, false, x.data(), 2),
-                       doctest::Contains("lda"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      gemm(DType::int64, 2, 2, 2, x.data(), 2, false, x.data(), 2, false, x.data(), 2),
+      doctest::Contains("int64"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      gemm(DType::float32, 2, 2, 3, x.data(), 2, false, x.data(), 2, false, x.data(), 2),
+      doctest::Contains("lda"), std::invalid_argument);
 }

@@ -19,17 +19,17 @@ struct Shape {
 
 // inner == 1, packed small inner, column blocks, reduce == 1, and shapes that split the reduce
 // axis over threads because they have too few outputs.
-const std::vector<Shape> kShapes = {
-    {1, 1, 1},   {3, 7, 1},    {2, 4097, 1}, {5, 33, 2},    {4, 7, 3},       {3, 4097, 7},
-    {2, 65, 33}, {3, 33, 300}, {2, 100, 600}, {64, 1, 5},   {1, 1 << 20, 1}, {1, 200000, 3},
-    {2, 9, 4500}, {1, 4000, 600}};
+const std::vector<Shape> kShapes = {{1, 1, 1},     {3, 7, 1},     {2, 4097, 1},    {5, 33, 2},
+                                    {4, 7, 3},     {3, 4097, 7},  {2, 65, 33},     {3, 33, 300},
+                                    {2, 100, 600}, {64, 1, 5},    {1, 1 << 20, 1}, {1, 200000, 3},
+                                    {2, 9, 4500},  {1, 4000, 600}};
 
 const std::vector<std::pair<DType, DType>> kFloatPairs = {
-    {DType::float32, DType::float32},   {DType::float32, DType::float64},
-    {DType::float16, DType::float16},   {DType::float16, DType::float32},
-    {DType::float16, DType::float64},   {DType::bfloat16, DType::bfloat16},
-    {DType::bfloat16, DType::float32},  {DType::bfloat16, DType::float64},
-    {DType::float64, DType::float64},   {DType::float64, DType::float32}};
+    {DType::float32, DType::float32},  {DType::float32, DType::float64},
+    {DType::float16, DType::float16},  {DType::float16, DType::float32},
+    {DType::float16, DType::float64},  {DType::bfloat16, DType::bfloat16},
+    {DType::bfloat16, DType::float32}, {DType::bfloat16, DType::float64},
+    {DType::float64, DType::float64},  {DType::float64, DType::float32}};
 
 // Sums stay within the range of every output dtype.
 Buffer sum_input(DType dtype, const Shape& s, unsigned seed) {

@@ -60,7 +60,8 @@ TEST_CASE("softmax gives masked (-inf) entries exactly zero") {
     for (DType dtype : kFloatTypes) {
       INFO(name_of(dtype));
       Buffer x(dtype, 40);
-      for (int64_t j = 0; j < 40; ++j) x.set(j, j % 3 == 0 ? -std::numeric_limits<double>::infinity() : 0.5);
+      for (int64_t j = 0; j < 40; ++j)
+        x.set(j, j % 3 == 0 ? -std::numeric_limits<double>::infinity() : 0.5);
       Buffer y(dtype, 40);
       softmax(dtype, 1, 40, x.data(), y.data());
       for (int64_t j = 0; j < 40; ++j) {

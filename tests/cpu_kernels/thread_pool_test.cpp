@@ -1,3 +1,5 @@
+#include "thread_pool.hpp"
+
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -6,7 +8,6 @@
 #include <vector>
 
 #include "support.hpp"
-#include "thread_pool.hpp"
 
 using namespace tileops;
 using namespace tileops::cpu;
@@ -20,7 +21,8 @@ TEST_CASE("run_tasks runs every task exactly once") {
   }
 }
 
-TEST_CASE("parallel_for covers the range once, splitting large loops and running small ones inline") {
+TEST_CASE(
+    "parallel_for covers the range once, splitting large loops and running small ones inline") {
   for (int64_t count : {1, 5, 1000, 1 << 20}) {
     for (int64_t item_bytes : {1, 4096}) {
       std::vector<std::atomic<int>> hits(static_cast<std::size_t>(count));
@@ -39,16 +41,17 @@ TEST_CASE("parallel_for covers the range once, splitting large loops and running
 }
 
 TEST_CASE("parallel_for_2d covers the grid once with column splits on the alignment") {
-  for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{
-           {1, 1}, {1, 1000003}, {3, 200001}, {1000, 333}}) {
+  for (const auto& [rows, cols] :
+       std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {1, 1000003}, {3, 200001}, {1000, 333}}) {
     std::vector<std::atomic<int>> hits(static_cast<std::size_t>(rows * cols));
     std::atomic<int> misaligned{0};
-    parallel_for_2d(rows, cols, 4, kColumnAlign, [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-      if (c0 % kColumnAlign != 0) misaligned.fetch_add(1);
-      for (int64_t r = r0; r < r1; ++r) {
-        for (int64_t c = c0; c < c1; ++c) hits[r * cols + c].fetch_add(1);
-      }
-    });
+    parallel_for_2d(rows, cols, 4, kColumnAlign,
+                    [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+                      if (c0 % kColumnAlign != 0) misaligned.fetch_add(1);
+                      for (int64_t r = r0; r < r1; ++r) {
+                        for (int64_t c = c0; c < c1; ++c) hits[r * cols + c].fetch_add(1);
+                      }
+                    });
     int64_t wrong = 0;
     for (const auto& h : hits) wrong += h.load() != 1;
     CHECK(wrong == 0);

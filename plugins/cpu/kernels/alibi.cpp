@@ -16,7 +16,8 @@ std::vector<double> alibi_slopes(int64_t num_heads) {
   int64_t power = 1;
   while (power * 2 <= num_heads) power *= 2;
   const auto p = static_cast<double>(power);
-  for (int64_t h = 0; h < power; ++h) slopes.push_back(std::exp2(-8.0 * static_cast<double>(h + 1) / p));
+  for (int64_t h = 0; h < power; ++h)
+    slopes.push_back(std::exp2(-8.0 * static_cast<double>(h + 1) / p));
   // The heads beyond the power of two take the odd-numbered slopes of 2 * power heads.
   for (int64_t i = 0; i < num_heads - power; ++i) {
     slopes.push_back(std::exp2(-4.0 * static_cast<double>(2 * i + 1) / p));

@@ -149,8 +149,8 @@ void batch_norm_train(DType dtype, int64_t N, int64_t C, int64_t inner, const vo
   // Tasks sum (batch chunk, channel block) tiles into their own slots of s1 and s2:
   // [chunks, C] each, added up below; a second pass normalises.
   const int64_t threads = thread_count();
-  const int64_t chunks = inner == 1 ? ceil_div(N, kStatRowChunk)
-                                    : std::clamp(ceil_div(4 * threads, C), int64_t{1}, N);
+  const int64_t chunks =
+      inner == 1 ? ceil_div(N, kStatRowChunk) : std::clamp(ceil_div(4 * threads, C), int64_t{1}, N);
   const int64_t channel_block = inner == 1 ? kStatChannelBlock : 1;
   const int64_t channel_blocks = ceil_div(C, channel_block);
   std::vector<double> s1(static_cast<std::size_t>(chunks * C));

@@ -20,7 +20,8 @@
 
 namespace tileops::cpu {
 
-// ---- Instruction sets and threads ----------------------------------------------------------------
+// ---- Instruction sets and threads
+// ----------------------------------------------------------------
 
 // The vector instruction sets the kernels are built for. avx512 needs AVX-512 F, BW, VL and DQ;
 // avx2 needs AVX2, FMA and F16C; portable runs on any CPU.

@@ -14,7 +14,8 @@ void check_add(const char* kernel, DType dtype, double alpha) {
   check_dtype(kernel, dtype,
               {DType::float32, DType::float16, DType::bfloat16, DType::int32, DType::int64});
   // 2^63 is the first double beyond int64_t.
-  if (is_integral(dtype) && (alpha != std::trunc(alpha) || std::fabs(alpha) >= 9.2233720368547758e18)) {
+  if (is_integral(dtype) &&
+      (alpha != std::trunc(alpha) || std::fabs(alpha) >= 9.2233720368547758e18)) {
     throw std::invalid_argument(std::string(kernel) + ": alpha " + std::to_string(alpha) +
                                 " is not an int64 value, as integer dtypes need");
   }

@@ -78,10 +78,10 @@ void half_gemm(DType dtype, int64_t m, int64_t n, int64_t k, const void* a, int6
       const int64_t ldb_f = one_b_block ? ldb_whole : convert_b(n0, nb);
       cblas_sgemm(CblasRowMajor, transpose(trans_a), transpose(trans_b), static_cast<blasint>(mb),
                   static_cast<blasint>(nb), static_cast<blasint>(k), 1.0f, a_f,
-                  static_cast<blasint>(lda_f), b_f, static_cast<blasint>(ldb_f), 0.0f,
-                  c_f, static_cast<blasint>(nb));
-      convert(kernels, DType::float32, dtype, c_f, nb, d_bytes + (m0 * ldd + n0) * elem, ldd,
-              mb, nb);
+                  static_cast<blasint>(lda_f), b_f, static_cast<blasint>(ldb_f), 0.0f, c_f,
+                  static_cast<blasint>(nb));
+      convert(kernels, DType::float32, dtype, c_f, nb, d_bytes + (m0 * ldd + n0) * elem, ldd, mb,
+              nb);
     }
   }
 }

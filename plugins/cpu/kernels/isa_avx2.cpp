@@ -1,5 +1,5 @@
-// The kernels compiled for AVX2 with FMA and F16C. Every function between the pragmas is compiled for
-// that target and has internal linkage, so none of it can be picked by the linker for code that
+// The kernels compiled for AVX2 with FMA and F16C. Every function between the pragmas is compiled
+// for that target and has internal linkage, so none of it can be picked by the linker for code that
 // runs on a CPU without it; the standard headers come first so that their inline functions keep
 // the default target.
 #include <immintrin.h>
@@ -18,6 +18,7 @@
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,f16c")
 #include "simd/avx2.hpp"
+// The kernels, built on the vector types above.
 #include "impl/table.hpp"
 
 namespace tileops::cpu {

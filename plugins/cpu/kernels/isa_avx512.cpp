@@ -1,5 +1,5 @@
-// The kernels compiled for AVX-512 (F, BW, VL, DQ). Every function between the pragmas is compiled for
-// that target and has internal linkage, so none of it can be picked by the linker for code that
+// The kernels compiled for AVX-512 (F, BW, VL, DQ). Every function between the pragmas is compiled
+// for that target and has internal linkage, so none of it can be picked by the linker for code that
 // runs on a CPU without it; the standard headers come first so that their inline functions keep
 // the default target.
 #include <immintrin.h>
@@ -22,6 +22,7 @@
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
 #include "simd/avx512.hpp"
+// The kernels, built on the vector types above.
 #include "impl/table.hpp"
 
 namespace tileops::cpu {

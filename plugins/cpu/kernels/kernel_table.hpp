@@ -43,11 +43,10 @@ struct KernelTable {
   void (*layer_norm)(DType, const void* x, const void* weight, const void* bias, void* y, int64_t n,
                      float eps, int64_t r0, int64_t r1);
   // scratch: n floats.
-  void (*softmax)(DType, const void* x, void* y, int64_t n, float* scratch, int64_t r0,
-                  int64_t r1);
+  void (*softmax)(DType, const void* x, void* y, int64_t n, float* scratch, int64_t r0, int64_t r1);
   // Rows [r0, r1) and output columns [c0, c1) of y: [rows, n].
-  void (*silu_and_mul)(DType, const void* x, void* y, int64_t n, int64_t r0, int64_t r1,
-                       int64_t c0, int64_t c1);
+  void (*silu_and_mul)(DType, const void* x, void* y, int64_t n, int64_t r0, int64_t r1, int64_t c0,
+                       int64_t c1);
   // Elements [i0, i1).
   void (*add)(DType, const void* a, const void* b, void* y, double alpha, int64_t i0, int64_t i1);
   // Rows [r0, r1) and columns [c0, c1) of [rows, n].
@@ -63,9 +62,8 @@ struct KernelTable {
   // For inner > 1: y = (x - center[c]) * scale[c] + shift[c] over channel c, and when next >= 0
   // the sums of channel next added as batch_norm_stats adds them, for all N rows.
   void (*batch_norm_channel)(DType, const void* x, void* y, int64_t N, int64_t C, int64_t inner,
-                             int64_t c, const float* center, const float* scale,
-                             const float* shift, int64_t next, const float* pivot, double* s1,
-                             double* s2);
+                             int64_t c, const float* center, const float* scale, const float* shift,
+                             int64_t next, const float* pivot, double* s1, double* s2);
   // y = (x - center[c]) * scale[c] + shift[c] over x: [N, C, inner]. With inner > 1 the range
   // [i0, i1) counts (n, c) rows; with inner == 1 it counts batch rows n of C elements.
   void (*batch_norm_apply)(DType, const void* x, void* y, int64_t C, int64_t inner,

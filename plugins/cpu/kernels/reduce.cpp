@@ -19,8 +19,8 @@ constexpr int64_t kSplitBytes = int64_t{1} << 20;
 constexpr int64_t kMinPartBytes = int64_t{128} << 10;
 
 void check_pair(const char* kernel, DType in, DType out) {
-  const bool float_in = in == DType::float32 || in == DType::float16 || in == DType::bfloat16 ||
-                        in == DType::float64;
+  const bool float_in =
+      in == DType::float32 || in == DType::float16 || in == DType::bfloat16 || in == DType::float64;
   const bool ok = out == DType::int64
                       ? in == DType::int32 || in == DType::int64
                       : float_in && (out == in || out == DType::float32 || out == DType::float64);
@@ -58,8 +58,8 @@ void fill_identity(ReduceOp op, DType out, void* y, int64_t count) {
   }
 }
 
-void run_reduction(const char* kernel, ReduceOp op, DType in, DType out, int64_t outer, int64_t reduce,
-            int64_t inner, const void* x, void* y) {
+void run_reduction(const char* kernel, ReduceOp op, DType in, DType out, int64_t outer,
+                   int64_t reduce, int64_t inner, const void* x, void* y) {
   check_pair(kernel, in, out);
   check_sizes(kernel, {outer, reduce, inner});
   const int64_t outputs = checked_product(kernel, outer, inner);
@@ -83,8 +83,7 @@ void run_reduction(const char* kernel, ReduceOp op, DType in, DType out, int64_t
   }
   if (parts < 2) {
     const ReduceArgs args{op, in, out, x, reduce * inner, y, reduce, inner};
-    parallel_for(items, item_bytes,
-                 [&](int64_t i0, int64_t i1) { kernels.reduce(args, i0, i1); });
+    parallel_for(items, item_bytes, [&](int64_t i0, int64_t i1) { kernels.reduce(args, i0, i1); });
     return;
   }
   // Part p reduces rows [p * reduce / parts, (p + 1) * reduce / parts) of every slab into
@@ -100,10 +99,14 @@ void run_reduction(const char* kernel, ReduceOp op, DType in, DType out, int64_t
     const int64_t item = task % items;
     const int64_t r0 = reduce * p / parts;
     const int64_t r1 = reduce * (p + 1) / parts;
-    const ReduceArgs part{op,    in,
-                          acc,   x_bytes + r0 * inner * in_size,
-                          reduce * inner, partial_bytes + p * outputs * acc_size,
-                          r1 - r0, inner};
+    const ReduceArgs part{op,
+                          in,
+                          acc,
+                          x_bytes + r0 * inner * in_size,
+                          reduce * inner,
+                          partial_bytes + p * outputs * acc_size,
+                          r1 - r0,
+                          inner};
     kernels.reduce(part, item, item + 1);
   });
   const ReduceArgs combine{op, acc, out, partial_bytes, parts * outputs, y, parts, outputs};

@@ -43,12 +43,12 @@ template <class T>
 template <class T>
 void rms_norm_rows(const T* x, const T* weight, T* y, int64_t n, float eps, int64_t r0,
                    int64_t r1) {
-  float sum_squares = Vf::sum(pipelined_row<true>(n, Vf::zero(), kNoWrite, square_step(x + r0 * n), kAdd));
+  float sum_squares =
+      Vf::sum(pipelined_row<true>(n, Vf::zero(), kNoWrite, square_step(x + r0 * n), kAdd));
   for (int64_t r = r0; r < r1; ++r) {
     const T* xr = x + r * n;
     T* yr = y + r * n;
-    const Vf::R scale =
-        Vf::set1(1.0f / std::sqrt(sum_squares / static_cast<float>(n) + eps));
+    const Vf::R scale = Vf::set1(1.0f / std::sqrt(sum_squares / static_cast<float>(n) + eps));
     const auto write = [&](int64_t j, int64_t lanes) {
       Vf::R v = Vf::mul(Vf::loadn(xr + j, lanes), scale);
       if (weight != nullptr) v = Vf::mul(v, Vf::loadn(weight + j, lanes));
@@ -65,7 +65,8 @@ void rms_norm_rows(const T* x, const T* weight, T* y, int64_t n, float eps, int6
 template <class T>
 void layer_norm_rows(const T* x, const T* weight, const T* bias, T* y, int64_t n, float eps,
                      int64_t r0, int64_t r1) {
-  float sum = Vf::sum(pipelined_row<true>(n, Vf::zero(), kNoWrite, pivoted_sum_step(x + r0 * n), kAdd));
+  float sum =
+      Vf::sum(pipelined_row<true>(n, Vf::zero(), kNoWrite, pivoted_sum_step(x + r0 * n), kAdd));
   for (int64_t r = r0; r < r1; ++r) {
     const T* xr = x + r * n;
     T* yr = y + r * n;

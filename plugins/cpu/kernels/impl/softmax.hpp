@@ -23,8 +23,8 @@ float exp_sum(const T* x, float* e, int64_t n, Vf::R max) {
       n, Vf::zero(), kNoWrite,
       [&](Vf::R acc, int64_t j, int64_t lanes) {
         // Lanes past the row load as -inf, whose exponential is 0.
-        const Vf::R v = Vf::exp(
-            Vf::sub(Vf::loadn(x + j, lanes, -std::numeric_limits<float>::infinity()), max));
+        const Vf::R v =
+            Vf::exp(Vf::sub(Vf::loadn(x + j, lanes, -std::numeric_limits<float>::infinity()), max));
         Vf::storen(e + j, v, lanes);
         return Vf::add(acc, v);
       },

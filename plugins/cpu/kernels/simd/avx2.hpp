@@ -32,8 +32,8 @@ struct Vf {
     const __m256i bits = _mm256_castps_si256(v);
     const __m256i upper = _mm256_srli_epi32(bits, 16);
     const __m256i lsb = _mm256_and_si256(upper, _mm256_set1_epi32(1));
-    const __m256i rounded =
-        _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7fff)), lsb), 16);
+    const __m256i rounded = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7fff)), lsb), 16);
     const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
     const __m256i quiet = _mm256_or_si256(upper, _mm256_set1_epi32(0x40));
     const __m256i result = _mm256_blendv_epi8(rounded, quiet, nan);

@@ -20,9 +20,7 @@ struct Vf {
     return _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   }
 
-  TILEOPS_VEC __mmask16 mask(int64_t count) {
-    return static_cast<__mmask16>((1u << count) - 1u);
-  }
+  TILEOPS_VEC __mmask16 mask(int64_t count) { return static_cast<__mmask16>((1u << count) - 1u); }
   TILEOPS_VEC R from_bf16(__m256i h) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
   }
@@ -31,8 +29,8 @@ struct Vf {
     const __m512i bits = _mm512_castps_si512(v);
     const __m512i upper = _mm512_srli_epi32(bits, 16);
     const __m512i lsb = _mm512_and_si512(upper, _mm512_set1_epi32(1));
-    __m512i rounded =
-        _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(bits, _mm512_set1_epi32(0x7fff)), lsb), 16);
+    __m512i rounded = _mm512_srli_epi32(
+        _mm512_add_epi32(_mm512_add_epi32(bits, _mm512_set1_epi32(0x7fff)), lsb), 16);
     const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
     rounded = _mm512_mask_mov_epi32(rounded, nan, _mm512_or_si512(upper, _mm512_set1_epi32(0x40)));
     return _mm512_cvtepi32_epi16(rounded);
@@ -145,7 +143,8 @@ struct Vd {
     return _mm512_cvtps_pd(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
   }
   TILEOPS_VEC R load(const BFloat16* p) {
-    const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    const __m256i wide =
+        _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     return _mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_slli_epi32(wide, 16)));
   }
   TILEOPS_VEC void store(double* p, R v) { _mm512_storeu_pd(p, v); }
