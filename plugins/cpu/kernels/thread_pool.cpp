@@ -37,7 +37,7 @@ thread_local bool t_inside_task = false;
 // One run_tasks call. It lives on the caller's stack; workers reach it only through the pool's
 // job list and register as users under the pool mutex, so the caller can wait for them to leave.
 struct Job {
-  Job(FunctionRef<void(int64_t)> task_, int64_t tasks_) : task(task_), tasks(tasks_) {}
+  Job(FunctionRef<void(int64_t)> fn, int64_t count) : task(fn), tasks(count) {}
 
   FunctionRef<void(int64_t)> task;
   int64_t tasks;
