@@ -6,7 +6,10 @@
 //
 // Like STREAM, every figure is the best of several back-to-back runs (kTrials per benchmark
 // iteration, the iteration's time being the fastest), so that a busy machine's other work
-// disturbs it less. Decode sizes run on data that is in cache, as it is between decode steps.
+// disturbs it less. Large kernels also report vs_memcpy: their best time against the best time of
+// a multi-threaded memcpy moving as many bytes, run alternately with the kernel, a ratio that a
+// machine shared with other work skews far less than the up-front bandwidth. Decode sizes run on
+// data that is in cache, as it is between decode steps.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
@@ -17,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <latch>
 #include <memory>
 #include <string>
 #include <thread>
@@ -75,14 +79,27 @@ std::string dtype_tag(DType dtype) {
   return dtype == DType::float32 ? "f32" : dtype == DType::float16 ? "f16" : "bf16";
 }
 
-// Runs body(begin, end) over [0, count) split across `threads` std::threads.
-void split(int threads, std::size_t count,
-           const std::function<void(std::size_t, std::size_t)>& body) {
+// Seconds for body(begin, end) over [0, count) split across `threads` threads, from the first
+// part's start to the last part's end: thread start-up is not counted.
+double split_seconds(int threads, std::size_t count,
+                     const std::function<void(std::size_t, std::size_t)>& body) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<Clock::time_point> starts(static_cast<std::size_t>(threads));
+  std::vector<Clock::time_point> ends(starts.size());
+  std::latch ready(threads);
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] { body(count * t / threads, count * (t + 1) / threads); });
+    workers.emplace_back([&, t] {
+      ready.arrive_and_wait();
+      starts[t] = Clock::now();
+      body(count * t / threads, count * (t + 1) / threads);
+      ends[t] = Clock::now();
+    });
   }
   for (std::thread& w : workers) w.join();
+  return std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) -
+                                       *std::min_element(starts.begin(), starts.end()))
+      .count();
 }
 
 // The fastest of `trials` runs of f, in seconds.
@@ -97,27 +114,54 @@ double best_seconds(const std::function<void()>& f, int trials = kTrials) {
   return best;
 }
 
+// The fastest of `trials` values of f(), in seconds.
+double best_of(const std::function<double()>& f, int trials) {
+  double best = 1e30;
+  for (int trial = 0; trial < trials; ++trial) best = std::min(best, f());
+  return best;
+}
+
+constexpr std::size_t kBandwidthElems = std::size_t{64} << 20;  // 256 MiB per float array
+
+// The bandwidth arrays; the first two also serve the memcpy runs beside the kernels.
+std::vector<float>& bandwidth_array(int which) {
+  static std::vector<float> arrays[3] = {std::vector<float>(kBandwidthElems, 1.0f),
+                                         std::vector<float>(kBandwidthElems, 2.0f),
+                                         std::vector<float>(kBandwidthElems, 3.0f)};
+  return arrays[which];
+}
+
+// Seconds for every kernel thread together to memcpy `bytes` (at most 256 MiB).
+double memcpy_seconds(std::size_t bytes) {
+  auto* dst = reinterpret_cast<std::byte*>(bandwidth_array(0).data());
+  const auto* src = reinterpret_cast<const std::byte*>(bandwidth_array(1).data());
+  return split_seconds(cpu::thread_count(), bytes, [&](std::size_t i0, std::size_t i1) {
+    std::memcpy(dst + i0, src + i0, i1 - i0);
+  });
+}
+
 void measure_bandwidth() {
-  constexpr std::size_t kElems = std::size_t{64} << 20;  // 256 MiB per float array
-  std::vector<float> a(kElems, 1.0f), b(kElems, 2.0f), c(kElems, 3.0f);
+  float* a = bandwidth_array(0).data();
+  const float* b = bandwidth_array(1).data();
+  const float* c = bandwidth_array(2).data();
   std::printf("Memory bandwidth (256 MiB arrays, best of %d):\n", kBandwidthTrials);
   for (int threads : {1, cpu::thread_count()}) {
-    const double copy = best_seconds(
+    const double copy = best_of(
         [&] {
-          split(threads, kElems, [&](std::size_t i0, std::size_t i1) {
-            std::memcpy(a.data() + i0, b.data() + i0, (i1 - i0) * sizeof(float));
+          return split_seconds(threads, kBandwidthElems, [&](std::size_t i0, std::size_t i1) {
+            std::memcpy(a + i0, b + i0, (i1 - i0) * sizeof(float));
           });
         },
         kBandwidthTrials);
-    const double triad = best_seconds(
+    const double triad = best_of(
         [&] {
-          split(threads, kElems, [&](std::size_t i0, std::size_t i1) {
+          return split_seconds(threads, kBandwidthElems, [&](std::size_t i0, std::size_t i1) {
             for (std::size_t i = i0; i < i1; ++i) a[i] = b[i] + 3.0f * c[i];
           });
         },
         kBandwidthTrials);
-    const double copy_bw = 2.0 * kElems * sizeof(float) / copy;
-    const double triad_bw = 3.0 * kElems * sizeof(float) / triad;
+    const double copy_bw = 2.0 * kBandwidthElems * sizeof(float) / copy;
+    const double triad_bw = 3.0 * kBandwidthElems * sizeof(float) / triad;
     std::printf("  %2d thread(s): memcpy %6.1f GB/s   triad %6.1f GB/s\n", threads, copy_bw / 1e9,
                 triad_bw / 1e9);
     g_bandwidth = std::max({g_bandwidth, copy_bw, triad_bw});
@@ -134,15 +178,33 @@ void set_bandwidth_counters(benchmark::State& state, double bytes) {
       benchmark::Counter(bytes / g_bandwidth, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// Kernels moving at least this much also get the alternating memcpy reference.
+constexpr double kMemcpyReferenceBytes = 8 << 20;
+
 // Registers a memory-bound kernel benchmark: run() is one call, `bytes` what it moves.
 void add_memory_bound(const std::string& name, double bytes, std::function<void()> run) {
-  benchmark::RegisterBenchmark(name.c_str(),
-                               [bytes, run = std::move(run)](benchmark::State& state) {
-                                 for (auto _ : state) state.SetIterationTime(best_seconds(run));
-                                 set_bandwidth_counters(state, bytes);
-                               })
-      ->UseManualTime()
-      ->Unit(benchmark::kMicrosecond);
+  const auto body = [bytes, run = std::move(run)](benchmark::State& state) {
+    const bool reference = bytes >= kMemcpyReferenceBytes;
+    // Copying half the bytes moves as many bytes; beyond the arrays' size the time is scaled.
+    const double copy_bytes = std::min(bytes / 2, static_cast<double>(kBandwidthElems * 4));
+    const double copy_scale = bytes / 2 / copy_bytes;
+    double best_kernel = 1e30, best_copy = 1e30;
+    for (auto _ : state) {
+      double best = 1e30;
+      for (int trial = 0; trial < kTrials; ++trial) {
+        best = std::min(best, best_seconds(run, 1));
+        if (reference) {
+          const double copy = memcpy_seconds(static_cast<std::size_t>(copy_bytes)) * copy_scale;
+          best_copy = std::min(best_copy, copy);
+        }
+      }
+      best_kernel = std::min(best_kernel, best);
+      state.SetIterationTime(best);
+    }
+    set_bandwidth_counters(state, bytes);
+    if (reference) state.counters["vs_memcpy"] = best_copy / best_kernel;
+  };
+  benchmark::RegisterBenchmark(name.c_str(), body)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
 // Buffers shared by the benchmark closures that use them, alive until the program ends.
@@ -281,7 +343,7 @@ void register_gemm() {
                                    double best_direct = 1e30, best_tileops = 1e30;
                                    for (auto _ : state) {
                                      double best = 1e30;
-                                     for (int trial = 0; trial < 3; ++trial) {
+                                     for (int trial = 0; trial < kTrials; ++trial) {
                                        best_direct = std::min(best_direct, best_seconds(direct, 1));
                                        best = std::min(best, best_seconds(tileops, 1));
                                      }
