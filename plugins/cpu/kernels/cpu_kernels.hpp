@@ -1,0 +1,145 @@
+// Fast CPU kernels on raw contiguous row-major buffers.
+//
+// Every function takes the element type as a DType plus untyped buffers and sizes, dispatches on
+// the dtype, and throws std::invalid_argument for a dtype (or dtype pair) it does not list, for a
+// negative size, and for a null buffer that is not marked optional. Half types (float16,
+// bfloat16) are converted to float32 in registers and every kernel accumulates in float32, or in
+// float64 where a reduction's output is float64. Buffers need no particular alignment. Unless a
+// function says otherwise its output must not overlap any of its inputs. Large calls are split
+// over the shared thread pool; small ones run on the calling thread. Every function may be called
+// from many threads at once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tileops/dtype.hpp"
+
+namespace tileops::cpu {
+
+// ---- Instruction sets and threads
+// ----------------------------------------------------------------
+
+// The vector instruction sets the kernels are built for. avx512 needs AVX-512 F, BW, VL and DQ;
+// avx2 needs AVX2, FMA and F16C; portable runs on any CPU.
+enum class Isa { portable, avx2, avx512 };
+
+std::string_view isa_name(Isa isa);
+
+// The instruction sets this CPU can run, from portable to the best.
+std::vector<Isa> available_isas();
+
+// The instruction set the kernels use now: the best available one unless force_isa chose another.
+Isa active_isa();
+
+// Test hook: makes every kernel use `isa` until reset_isa(). Throws std::invalid_argument when the
+// CPU cannot run it.
+void force_isa(Isa isa);
+void reset_isa();
+
+// The number of threads that run a split call, the caller included: TILEOPS_CPU_THREADS when set
+// to a positive integer, otherwise the hardware concurrency. Fixed at the first kernel call.
+int thread_count();
+
+// ---- Normalisation ------------------------------------------------------------------------------
+
+// x, y: [rows, n] of dtype; weight: [n] of dtype, or null for 1.
+// y = x * rsqrt(mean(x^2) + eps) * weight per row. y may equal x (in place).
+// dtype: float32, float16, bfloat16.
+void rms_norm(DType dtype, int64_t rows, int64_t n, const void* x, const void* weight, void* y,
+              double eps);
+
+// x, y: [rows, n] of dtype; weight, bias: [n] of dtype, or null for 1 and 0.
+// y = (x - mean) * rsqrt(var + eps) * weight + bias per row, var the biased variance.
+// y may equal x (in place). dtype: float32, float16, bfloat16.
+void layer_norm(DType dtype, int64_t rows, int64_t n, const void* x, const void* weight,
+                const void* bias, void* y, double eps);
+
+// x, y: [rows, n] of dtype. y = exp(x - max) / sum(exp(x - max)) per row.
+// y may equal x (in place). dtype: float32, float16, bfloat16.
+void softmax(DType dtype, int64_t rows, int64_t n, const void* x, void* y);
+
+// x, y: [N, C, inner] of dtype; running_mean, running_var: [C] float32; weight, bias: [C]
+// float32, or null for 1 and 0.
+// y = (x - running_mean[c]) * rsqrt(running_var[c] + eps) * weight[c] + bias[c].
+// y may equal x (in place). dtype: float32, float16, bfloat16.
+void batch_norm_infer(DType dtype, int64_t N, int64_t C, int64_t inner, const void* x,
+                      const float* running_mean, const float* running_var, const float* weight,
+                      const float* bias, void* y, double eps);
+
+// x, y: [N, C, inner] of dtype; weight, bias: [C] float32 or null; mean_out, rstd_out: [C]
+// float32, written; running_mean, running_var: [C] float32 or null, updated in place.
+// Per channel c over N and inner: mean, biased variance var; rstd = rsqrt(var + eps);
+// y = (x - mean) * rstd * weight[c] + bias[c]; mean_out = mean; rstd_out = rstd;
+// running_mean = (1 - momentum) * running_mean + momentum * mean;
+// running_var = (1 - momentum) * running_var + momentum * var * count / (count - 1).
+// count = N * inner must be at least 2. y may equal x (in place).
+// dtype: float32, float16, bfloat16.
+void batch_norm_train(DType dtype, int64_t N, int64_t C, int64_t inner, const void* x,
+                      const float* weight, const float* bias, void* y, float* mean_out,
+                      float* rstd_out, float* running_mean, float* running_var, double momentum,
+                      double eps);
+
+// ---- Elementwise --------------------------------------------------------------------------------
+
+// x: [rows, 2n] of dtype; y: [rows, n] of dtype. y[r, j] = silu(x[r, j]) * x[r, n + j], where
+// silu(v) = v / (1 + exp(-v)). dtype: float32, float16, bfloat16.
+void silu_and_mul(DType dtype, int64_t rows, int64_t n, const void* x, void* y);
+
+// a, b, y: [numel] of dtype. y = a + alpha * b, rounded once to dtype. y may equal a or b
+// (in place). dtype: float32, float16, bfloat16, int32, int64; for the integer dtypes alpha must be
+// an integer, the arithmetic wraps around and alpha is converted to int64.
+void add(DType dtype, int64_t numel, const void* a, const void* b, void* y, double alpha = 1.0);
+
+// a, y: [rows, n] of dtype; b_row: [n] of dtype, added to every row. y = a + alpha * b_row.
+// y may equal a (in place). dtypes and alpha as for add.
+void add_row_broadcast(DType dtype, int64_t rows, int64_t n, const void* a, const void* b_row,
+                       void* y, double alpha = 1.0);
+
+// x, y: [numel] of dtype. y = max(x, 0); NaN stays NaN. y may equal x (in place).
+// dtype: float32, float16, bfloat16.
+void relu(DType dtype, int64_t numel, const void* x, void* y);
+
+// ---- Reductions ---------------------------------------------------------------------------------
+
+// x: [outer, reduce, inner] of in_dtype; y: [outer, inner] of out_dtype.
+// y[o, i] = sum (or product) over r of x[o, r, i]; reduce = 0 gives 0 (or 1).
+// Pairs (in -> out): float32, float16, bfloat16, float64 -> the same dtype, float32 or float64;
+// int32, int64 -> int64. Accumulates in float32 for float32, float16 and bfloat16 outputs, in
+// float64 for float64 outputs (a float64 input is first rounded to a float32 output's precision),
+// in wrapping int64 for int64 outputs. Summation order differs from a sequential loop.
+void reduce_sum(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce, int64_t inner,
+                const void* x, void* y);
+void reduce_prod(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce, int64_t inner,
+                 const void* x, void* y);
+
+// ---- Matrix multiply ----------------------------------------------------------------------------
+
+// d = op(a) * op(b) with d: [m, n] (row stride ldd); op(a): [m, k], stored as a [m, k] matrix with
+// row stride lda, or as [k, m] when trans_a; op(b): [k, n], stored as [k, n] with row stride ldb,
+// or as [n, k] when trans_b. All of dtype. Row strides must be at least the stored row length.
+// float32 runs OpenBLAS sgemm, float64 dgemm; float16 and bfloat16 operands are converted to
+// float32 in blocks, multiplied by sgemm and rounded back. d must not overlap a or b.
+// dtype: float32, float64, float16, bfloat16; call blas_refusal first for anything else.
+void gemm(DType dtype, int64_t m, int64_t n, int64_t k, const void* a, int64_t lda, bool trans_a,
+          const void* b, int64_t ldb, bool trans_b, void* d, int64_t ldd);
+
+// Why gemm cannot serve this call (unsupported dtype, negative sizes, sizes beyond the 32-bit BLAS
+// index range), or nullopt when it can.
+std::optional<std::string> blas_refusal(DType dtype, int64_t m, int64_t n, int64_t k);
+
+// ---- Positional bias ----------------------------------------------------------------------------
+
+// y: [num_heads, seq_len, seq_len] of dtype. y[h, i, j] = slope_h * (j - i), with the ALiBi slopes
+// of the paper for num_heads heads (a power of two p: slope_h = 2^(-8 (h + 1) / p); otherwise the
+// slopes of the largest power of two below num_heads followed by every other slope of twice that).
+// dtype: float32, float16, bfloat16.
+void alibi(DType dtype, int64_t num_heads, int64_t seq_len, void* y);
+
+// The slopes alibi uses for num_heads heads.
+std::vector<double> alibi_slopes(int64_t num_heads);
+
+}  // namespace tileops::cpu

@@ -1,0 +1,35 @@
+// The kernel table of the instruction set whose region includes this header.
+#pragma once
+
+#include "impl/activation.hpp"
+#include "impl/batch_norm.hpp"
+#include "impl/convert.hpp"
+#include "impl/elementwise.hpp"
+#include "impl/norm.hpp"
+#include "impl/reduce.hpp"
+#include "impl/softmax.hpp"
+
+namespace tileops::cpu {
+namespace {
+
+constexpr KernelTable table_for(Isa isa) {
+  return KernelTable{
+      .isa = isa,
+      .rms_norm = &rms_norm_kernel,
+      .layer_norm = &layer_norm_kernel,
+      .softmax = &softmax_kernel,
+      .silu_and_mul = &silu_and_mul_kernel,
+      .add = &add_kernel,
+      .add_row_broadcast = &add_row_broadcast_kernel,
+      .relu = &relu_kernel,
+      .reduce = &reduce_kernel,
+      .batch_norm_stats = &batch_norm_stats_kernel,
+      .batch_norm_channel = &batch_norm_channel_kernel,
+      .batch_norm_apply = &batch_norm_apply_kernel,
+      .convert = &convert_kernel,
+      .alibi = &alibi_kernel,
+  };
+}
+
+}  // namespace
+}  // namespace tileops::cpu

@@ -1,0 +1,86 @@
+#include <algorithm>
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
+#include "cpu_kernels.hpp"
+#include "kernel_table.hpp"
+
+namespace tileops::cpu {
+namespace {
+
+bool cpu_runs(Isa isa) {
+  __builtin_cpu_init();
+  switch (isa) {
+    case Isa::portable:
+      return true;
+    case Isa::avx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+             __builtin_cpu_supports("f16c");
+    case Isa::avx512:
+      return cpu_runs(Isa::avx2) && __builtin_cpu_supports("avx512f") &&
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+             __builtin_cpu_supports("avx512dq");
+  }
+  return false;
+}
+
+const KernelTable& table_of(Isa isa) {
+  switch (isa) {
+    case Isa::avx512:
+      return avx512_kernels();
+    case Isa::avx2:
+      return avx2_kernels();
+    case Isa::portable:
+      break;
+  }
+  return portable_kernels();
+}
+
+const KernelTable& detected_kernels() {
+  static const KernelTable& best = table_of(available_isas().back());
+  return best;
+}
+
+std::atomic<const KernelTable*> g_forced{nullptr};
+
+}  // namespace
+
+std::string_view isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::portable:
+      return "portable";
+    case Isa::avx2:
+      return "avx2";
+    case Isa::avx512:
+      return "avx512";
+  }
+  return "unknown";
+}
+
+std::vector<Isa> available_isas() {
+  std::vector<Isa> isas;
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
+    if (cpu_runs(isa)) isas.push_back(isa);
+  }
+  return isas;
+}
+
+Isa active_isa() { return active_kernels().isa; }
+
+void force_isa(Isa isa) {
+  if (!cpu_runs(isa)) {
+    throw std::invalid_argument("force_isa: this CPU cannot run the " + std::string(isa_name(isa)) +
+                                " kernels");
+  }
+  g_forced.store(&table_of(isa), std::memory_order_release);
+}
+
+void reset_isa() { g_forced.store(nullptr, std::memory_order_release); }
+
+const KernelTable& active_kernels() {
+  const KernelTable* forced = g_forced.load(std::memory_order_acquire);
+  return forced != nullptr ? *forced : detected_kernels();
+}
+
+}  // namespace tileops::cpu

@@ -1,0 +1,91 @@
+// The per-instruction-set kernel entry points. Each isa_*.cpp file compiles the bodies in impl/
+// for one instruction set and fills one table; the public functions validate their arguments,
+// split the work and call the active table. Every entry handles one range of a split call.
+#pragma once
+
+#include <cstdint>
+
+#include "cpu_kernels.hpp"
+#include "tileops/dtype.hpp"
+
+namespace tileops::cpu {
+
+enum class ReduceOp { sum, prod };
+
+// Inner extents up to this are reduced in packed mode: several consecutive rows of `inner`
+// elements at a time. Wider ones are cut into column blocks of kReduceColumnBlock elements.
+inline constexpr int64_t kReducePackLimit = 256;
+inline constexpr int64_t kReduceColumnBlock = 2048;
+
+// One reduction over x viewed as [outer, reduce, inner] with slab stride x_outer_stride elements
+// (at least reduce * inner; larger when x is a range of a longer reduce axis). Work items are
+// (outer index, column block) pairs, column blocks as reduce_column_blocks(inner) gives them.
+struct ReduceArgs {
+  ReduceOp op;
+  DType in;
+  DType out;
+  const void* x;
+  int64_t x_outer_stride;
+  void* y;
+  int64_t reduce;
+  int64_t inner;
+};
+
+inline int64_t reduce_column_blocks(int64_t inner) {
+  return inner <= kReducePackLimit ? 1 : (inner + kReduceColumnBlock - 1) / kReduceColumnBlock;
+}
+
+struct KernelTable {
+  Isa isa;
+  // Rows [r0, r1) of [rows, n].
+  void (*rms_norm)(DType, const void* x, const void* weight, void* y, int64_t n, float eps,
+                   int64_t r0, int64_t r1);
+  void (*layer_norm)(DType, const void* x, const void* weight, const void* bias, void* y, int64_t n,
+                     float eps, int64_t r0, int64_t r1);
+  // scratch: n floats.
+  void (*softmax)(DType, const void* x, void* y, int64_t n, float* scratch, int64_t r0, int64_t r1);
+  // Rows [r0, r1) and output columns [c0, c1) of y: [rows, n].
+  void (*silu_and_mul)(DType, const void* x, void* y, int64_t n, int64_t r0, int64_t r1, int64_t c0,
+                       int64_t c1);
+  // Elements [i0, i1).
+  void (*add)(DType, const void* a, const void* b, void* y, double alpha, int64_t i0, int64_t i1);
+  // Rows [r0, r1) and columns [c0, c1) of [rows, n].
+  void (*add_row_broadcast)(DType, const void* a, const void* b_row, void* y, double alpha,
+                            int64_t n, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
+  void (*relu)(DType, const void* x, void* y, int64_t i0, int64_t i1);
+  // Work items [i0, i1) of args.
+  void (*reduce)(const ReduceArgs& args, int64_t i0, int64_t i1);
+  // Adds, for channels [c0, c1) and batch rows [n0, n1) of x: [N, C, inner], the sums of
+  // (x - pivot[c]) and (x - pivot[c])^2 into s1[c] and s2[c].
+  void (*batch_norm_stats)(DType, const void* x, int64_t C, int64_t inner, const float* pivot,
+                           int64_t n0, int64_t n1, int64_t c0, int64_t c1, double* s1, double* s2);
+  // For inner > 1: y = (x - center[c]) * scale[c] + shift[c] over channel c, and when next >= 0
+  // the sums of channel next added as batch_norm_stats adds them, for all N rows.
+  void (*batch_norm_channel)(DType, const void* x, void* y, int64_t N, int64_t C, int64_t inner,
+                             int64_t c, const float* center, const float* scale, const float* shift,
+                             int64_t next, const float* pivot, double* s1, double* s2);
+  // y = (x - center[c]) * scale[c] + shift[c] over x: [N, C, inner]. With inner > 1 the range
+  // [i0, i1) counts (n, c) rows; with inner == 1 it counts batch rows n of C elements.
+  void (*batch_norm_apply)(DType, const void* x, void* y, int64_t C, int64_t inner,
+                           const float* center, const float* scale, const float* shift, int64_t i0,
+                           int64_t i1);
+  // Rows [r0, r1) of a [rows, cols] matrix converted between dtypes (float32, float16, bfloat16).
+  void (*convert)(DType from, DType to, const void* src, int64_t ld_src, void* dst, int64_t ld_dst,
+                  int64_t cols, int64_t r0, int64_t r1);
+  // Rows [r0, r1) (each one (head, i) pair) and columns [c0, c1) of the ALiBi bias.
+  void (*alibi)(DType, const float* slopes, int64_t seq_len, void* y, int64_t r0, int64_t r1,
+                int64_t c0, int64_t c1);
+};
+
+// Throws std::invalid_argument: `kernel` has no code for `dtype`. The public functions check
+// dtypes first, so a kernel reaching this is a bug in its front end.
+[[noreturn]] void unsupported_dtype(const char* kernel, DType dtype);
+
+// The table of the active instruction set.
+const KernelTable& active_kernels();
+
+const KernelTable& avx512_kernels();
+const KernelTable& avx2_kernels();
+const KernelTable& portable_kernels();
+
+}  // namespace tileops::cpu
