@@ -1,5 +1,7 @@
 #include "runtime/host_runtimes.hpp"
 
+#include "runtime/host_block_cache.hpp"
+
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -7,12 +9,25 @@
 #include <thread>
 
 #include "tileops/errors.hpp"
+#include "tileops/logging.hpp"
 
 namespace tileops {
 namespace {
 
 // Host allocations are aligned for the widest vector registers (AVX-512) and cache lines.
 constexpr std::size_t kHostAlignment = 64;
+
+// TILEOPS_CPU_CACHE_BYTES bounds the bytes kept in freed large blocks (default 4 GiB).
+std::size_t cache_capacity() {
+  constexpr std::size_t kDefault = std::size_t{4} << 30;
+  if (const char* v = std::getenv("TILEOPS_CPU_CACHE_BYTES")) {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    if (end != v && *end == '\0') return static_cast<std::size_t>(n);
+    log().warn("TILEOPS_CPU_CACHE_BYTES='{}' is not a byte count; using the default {}", v, kDefault);
+  }
+  return kDefault;
+}
 
 std::string cpu_model_name() {
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -41,16 +56,20 @@ class CpuRuntime final : public DeviceRuntime {
   }
   void* allocate(std::size_t nbytes, int) override {
     if (nbytes == 0) return nullptr;
-    const std::size_t rounded = (nbytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
-    void* p = std::aligned_alloc(kHostAlignment, rounded);
-    if (p == nullptr) throw RuntimeError("cpu: cannot allocate " + std::to_string(nbytes) + " bytes");
-    return p;
+    try {
+      return blocks_.allocate(nbytes, kHostAlignment);
+    } catch (const std::bad_alloc&) {
+      throw RuntimeError("cpu: cannot allocate " + std::to_string(nbytes) + " bytes");
+    }
   }
-  void deallocate(void* ptr, std::size_t, int) noexcept override { std::free(ptr); }
+  void deallocate(void* ptr, std::size_t nbytes, int) noexcept override { blocks_.deallocate(ptr, nbytes); }
   void copy_to_host(void* dst, const void* src, std::size_t n, int) override { std::memmove(dst, src, n); }
   void copy_from_host(void* dst, const void* src, std::size_t n, int) override { std::memmove(dst, src, n); }
   void copy_on_device(void* dst, const void* src, std::size_t n, int) override { std::memmove(dst, src, n); }
   bool host_accessible() const override { return true; }
+
+ private:
+  HostBlockCache blocks_{cache_capacity()};
 };
 
 class MetaRuntime final : public DeviceRuntime {
