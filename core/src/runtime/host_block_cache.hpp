@@ -9,9 +9,11 @@
 #include <mutex>
 #include <vector>
 
+#include "tileops/export.hpp"
+
 namespace tileops {
 
-class HostBlockCache {
+class TILEOPS_API HostBlockCache {
  public:
   // Blocks of at least this many bytes are cached.
   static constexpr std::size_t kMinCachedBytes = 1 << 20;
