@@ -193,7 +193,7 @@ class CompiledPlan final : public SignaturePlan {
                   SignatureCall& record) const override;
   OpOutputs make_outputs(const CallCheck& check, const CallArgs& args) const override;
   void check_result(const CallCheck& check, const CallArgs& args, const OpOutputs& outputs) const override;
-  std::vector<WorkloadCase> workload_cases() const override;
+  std::vector<WorkloadCase> workload_cases(const IndexCap& cap = {}) const override;
   RooflineFigures eval_roofline(const SignatureCall& record) const override;
 
   // Helpers shared by the check functions.
@@ -226,7 +226,7 @@ class CompiledPlan final : public SignaturePlan {
   // the parameters the row gives and one TensorSpec per present input. Construction-time
   // tensors the row passes are meta tensors in `params`. Throws ValueError naming what does not
   // instantiate.
-  WorkloadCase instantiate_case(std::size_t r, std::size_t c) const;
+  WorkloadCase instantiate_case(std::size_t r, std::size_t c, const IndexCap& cap = {}) const;
   // "op: " prefixed message.
   std::string message(const std::string& what) const { return spec_.name + ": " + what; }
   // The name of the thing that solved slot `s` ("input 'a'"), or "".

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -140,7 +141,11 @@ class TILEOPS_API SignaturePlan {
   virtual void check_result(const CallCheck& check, const CallArgs& args, const OpOutputs& outputs) const = 0;
 
   // Every case of every workload row, in manifest order; input devices are left at cpu.
-  virtual std::vector<WorkloadCase> workload_cases() const = 0;
+  // `cap`, when given, maps each Dim index value and each axis of a Shape index value a row
+  // gives to the value used instead (e.g. min(value, 64)), so that tests can run real-model
+  // rows scaled down; parameters are never changed.
+  using IndexCap = std::function<std::int64_t(std::string_view index, std::int64_t value)>;
+  virtual std::vector<WorkloadCase> workload_cases(const IndexCap& cap = {}) const = 0;
 
   // (flops, bytes) of a recorded call from the manifest's roofline (bytes derived from the
   // traffic when the manifest gives none).

@@ -15,7 +15,7 @@ const Value* row_value(const manifest::WorkloadRow& row, std::string_view name) 
 
 }  // namespace
 
-WorkloadCase CompiledPlan::instantiate_case(std::size_t r, std::size_t c) const {
+WorkloadCase CompiledPlan::instantiate_case(std::size_t r, std::size_t c, const IndexCap& cap) const {
   const manifest::WorkloadRow& row = spec_.workloads[r];
   WorkloadCase out;
   out.label = row.label;
@@ -46,7 +46,8 @@ WorkloadCase CompiledPlan::instantiate_case(std::size_t r, std::size_t c) const 
       if (!std::holds_alternative<std::int64_t>(*v) || std::get<std::int64_t>(*v) < 0) {
         throw ValueError("index '" + d.name + "' (Dim) must be a non-negative integer, got " + value_str(*v));
       }
-      f.slots[s] = Val::integer(std::get<std::int64_t>(*v));
+      const std::int64_t value = std::get<std::int64_t>(*v);
+      f.slots[s] = Val::integer(cap ? cap(d.name, value) : value);
     } else {
       if (!std::holds_alternative<std::vector<std::int64_t>>(*v)) {
         throw ValueError("index '" + d.name + "' (Shape) must be a list of integers, got " + value_str(*v));
@@ -55,7 +56,13 @@ WorkloadCase CompiledPlan::instantiate_case(std::size_t r, std::size_t c) const 
       if (std::any_of(list.begin(), list.end(), [](std::int64_t x) { return x < 0; })) {
         throw ValueError("index '" + d.name + "' (Shape) must not have negative axes, got " + value_str(*v));
       }
-      f.slots[s] = Val::shape(list);
+      if (cap) {
+        std::vector<std::int64_t> capped(list);
+        for (std::int64_t& axis : capped) axis = cap(d.name, axis);
+        f.slots[s] = Val::shape(capped);
+      } else {
+        f.slots[s] = Val::shape(list);
+      }
     }
   }
   if (!row.dtype_cases.empty()) {
@@ -128,13 +135,13 @@ WorkloadCase CompiledPlan::instantiate_case(std::size_t r, std::size_t c) const 
   return out;
 }
 
-std::vector<WorkloadCase> CompiledPlan::workload_cases() const {
+std::vector<WorkloadCase> CompiledPlan::workload_cases(const IndexCap& cap) const {
   std::vector<WorkloadCase> cases;
   for (std::size_t r = 0; r < spec_.workloads.size(); ++r) {
     const std::size_t n = std::max<std::size_t>(1, spec_.workloads[r].dtype_cases.size());
     for (std::size_t c = 0; c < n; ++c) {
       try {
-        cases.push_back(instantiate_case(r, c));
+        cases.push_back(instantiate_case(r, c, cap));
       } catch (const ValueError& e) {
         throw ValueError(message("workloads[" + std::to_string(r) + "]: " + e.what()));
       }
