@@ -15,7 +15,7 @@ enum class ReduceOp { sum, prod };
 // Inner extents up to this are reduced in packed mode: several consecutive rows of `inner`
 // elements at a time. Wider ones are cut into column blocks of kReduceColumnBlock elements.
 inline constexpr int64_t kReducePackLimit = 256;
-inline constexpr int64_t kReduceColumnBlock = 2048;
+inline constexpr int64_t kReduceColumnBlock = 4096;
 
 // One reduction over x viewed as [outer, reduce, inner] with slab stride x_outer_stride elements
 // (at least reduce * inner; larger when x is a range of a longer reduce axis). Work items are

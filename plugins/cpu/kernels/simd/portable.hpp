@@ -1,4 +1,4 @@
-// Vf and Vd on any CPU, as GCC vector extensions of 16 bytes (SSE2 on x86-64, NEON on ARM);
+// Vf and Vd on any x86-64 CPU, as GCC vector extensions of 16 bytes (SSE2 code);
 // see vec_common.hpp.
 #pragma once
 
