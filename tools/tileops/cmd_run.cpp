@@ -11,6 +11,7 @@
 #include "op_report.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/testing.hpp"
 
 namespace tileops::cli {
 namespace po = boost::program_options;
@@ -71,11 +72,11 @@ int run_run(const std::vector<std::string>& args) {
   const Target target = vm.count("target") ? Target(vm["target"].as<std::string>()) : Target();
 
   std::unique_ptr<Op> op = entry->make(params, target);
-  const std::vector<Tensor> inputs = random_inputs(specs, device);
-  const std::vector<Tensor> pristine = clone_all(inputs);
+  const std::vector<Tensor> inputs = testing::random_tensors(specs, device);
+  const std::vector<Tensor> pristine = testing::clone_all(inputs);
   const OpOutputs outputs = op->call(CallArgs(inputs));
   const int repeat = vm["repeat"].as<int>();
-  std::vector<Tensor> scratch = clone_all(pristine);
+  std::vector<Tensor> scratch = testing::clone_all(pristine);
   const double seconds = median_seconds([&] { op->call(CallArgs(scratch)); }, device, 1, repeat);
   const Roofline roof = op->eval_roofline();
 
@@ -94,11 +95,11 @@ int run_run(const std::vector<std::string>& args) {
   bool check_failed = false;
   if (vm.count("check")) {
     std::unique_ptr<Op> oracle = entry->make(params, std::string(REFERENCE));
-    const std::vector<Tensor> oracle_inputs = clone_all(pristine);
+    const std::vector<Tensor> oracle_inputs = testing::clone_all(pristine);
     const OpOutputs expected = oracle->call(CallArgs(oracle_inputs));
     nlohmann::json outs = nlohmann::json::array();
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      const Comparison c = compare(outputs[i], expected[i]);
+      const testing::Comparison c = testing::compare(outputs[i], expected[i]);
       check_failed |= !c.ok;
       outs.push_back({{"output", plan.output_names()[i]}, {"max_abs", c.max_abs}, {"max_rel", c.max_rel}, {"ok", c.ok}});
     }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <random>
 #include <sstream>
 
 #include "command.hpp"
@@ -177,60 +176,6 @@ WorkloadCase find_case(const SignaturePlan& plan, const std::string& name) {
   std::string ids;
   for (const WorkloadCase& c : cases) ids += (ids.empty() ? "" : ", ") + c.id;
   throw UsageError(std::string(plan.op_name()) + " has no workload '" + name + "'; its cases are: " + ids);
-}
-
-std::vector<Tensor> random_inputs(const std::vector<std::optional<TensorSpec>>& specs, const Device& device,
-                                  unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> integer(-3, 3);
-  std::vector<Tensor> out;
-  for (const auto& spec : specs) {
-    if (!spec) {
-      out.emplace_back();
-      continue;
-    }
-    std::vector<double> values(static_cast<std::size_t>(shape_numel(spec->shape)));
-    for (double& v : values) {
-      v = is_floating(spec->dtype) ? real(rng) : spec->dtype == DType::bool_ ? (integer(rng) > 0) : integer(rng);
-    }
-    out.push_back(Tensor::from_doubles(values, spec->shape, spec->dtype).to(device));
-  }
-  return out;
-}
-
-std::vector<Tensor> clone_all(const std::vector<Tensor>& tensors) {
-  std::vector<Tensor> out;
-  for (const Tensor& t : tensors) out.push_back(t.defined() ? t.clone() : t);
-  return out;
-}
-
-Comparison compare(const Tensor& actual, const Tensor& expected) {
-  Comparison c;
-  if (actual.defined() != expected.defined()) {
-    c.ok = false;
-    return c;
-  }
-  if (!actual.defined()) return c;
-  if (actual.shape() != expected.shape() || actual.dtype() != expected.dtype()) {
-    c.ok = false;
-    return c;
-  }
-  const double tol = actual.dtype() == DType::float32   ? 1e-4
-                     : actual.dtype() == DType::float16 ? 2e-2
-                     : actual.dtype() == DType::bfloat16 ? 5e-2
-                     : actual.dtype() == DType::float64 ? 1e-9
-                                                        : 0.0;
-  const std::vector<double> a = actual.to_doubles();
-  const std::vector<double> e = expected.to_doubles();
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double diff = std::abs(a[i] - e[i]);
-    const double scale = std::max(1.0, std::abs(e[i]));
-    c.max_abs = std::max(c.max_abs, diff);
-    c.max_rel = std::max(c.max_rel, diff / scale);
-    if (diff > tol * scale || std::isnan(a[i]) != std::isnan(e[i])) c.ok = false;
-  }
-  return c;
 }
 
 double median_seconds(const std::function<void()>& fn, const Device& device, int warmup, int repeat) {

@@ -30,24 +30,6 @@ std::vector<std::optional<TensorSpec>> parse_inputs(const SignaturePlan& plan,
 // UsageError listing the case ids when none matches.
 WorkloadCase find_case(const SignaturePlan& plan, const std::string& name);
 
-// Random tensors for `specs` on `device`: floats uniform in [-1, 1), integers in [-3, 3],
-// booleans at random; fixed seed. Absent specs stay undefined.
-std::vector<Tensor> random_inputs(const std::vector<std::optional<TensorSpec>>& specs, const Device& device,
-                                  unsigned seed = 1234);
-
-// Deep copies (same device), so that in-place ops can run twice on the same data.
-std::vector<Tensor> clone_all(const std::vector<Tensor>& tensors);
-
-// The largest absolute and relative differences between two outputs, and whether they are
-// within the tolerance of `dtype` (float32 1e-4, float16 2e-2, bfloat16 5e-2 relative to max(1,
-// |expected|); integers exact).
-struct Comparison {
-  double max_abs = 0;
-  double max_rel = 0;
-  bool ok = true;
-};
-Comparison compare(const Tensor& actual, const Tensor& expected);
-
 // Median wall time in seconds of `repeat` calls of `fn` after `warmup` calls, synchronizing
 // `device` after each.
 double median_seconds(const std::function<void()>& fn, const Device& device, int warmup, int repeat);

@@ -1,0 +1,34 @@
+// Helpers for checking kernels against the reference: random inputs and tolerant comparison.
+// Used by the test suites and by `tileops run --check`.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "tileops/export.hpp"
+#include "tileops/tensor.hpp"
+
+namespace tileops::testing {
+
+// Random tensors for `specs` on `device`: floats uniform in [-1, 1), integers in [-3, 3],
+// booleans at random; reproducible for a given seed. Absent specs give undefined tensors.
+TILEOPS_API std::vector<Tensor> random_tensors(const std::vector<std::optional<TensorSpec>>& specs,
+                                               const Device& device, unsigned seed = 1234);
+
+// Deep copies on the same devices (undefined tensors stay undefined).
+TILEOPS_API std::vector<Tensor> clone_all(const std::vector<Tensor>& tensors);
+
+// The relative tolerance of `dtype` against a reference computed in double precision:
+// float32 1e-4, float16 2e-2, bfloat16 5e-2, float64 1e-9, integers and bool exact.
+TILEOPS_API double tolerance(DType dtype);
+
+struct Comparison {
+  double max_abs = 0;
+  double max_rel = 0;  // relative to max(1, |expected|)
+  bool ok = true;      // same definedness, shape and dtype, and every element within tolerance
+};
+
+// Compares `actual` with `expected` element by element within tolerance(expected's dtype).
+TILEOPS_API Comparison compare(const Tensor& actual, const Tensor& expected);
+
+}  // namespace tileops::testing

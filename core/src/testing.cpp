@@ -1,0 +1,66 @@
+#include "tileops/testing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace tileops::testing {
+
+std::vector<Tensor> random_tensors(const std::vector<std::optional<TensorSpec>>& specs, const Device& device,
+                                   unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> integer(-3, 3);
+  std::vector<Tensor> out;
+  for (const auto& spec : specs) {
+    if (!spec) {
+      out.emplace_back();
+      continue;
+    }
+    std::vector<double> values(static_cast<std::size_t>(shape_numel(spec->shape)));
+    for (double& v : values) {
+      v = is_floating(spec->dtype) ? real(rng) : spec->dtype == DType::bool_ ? (integer(rng) > 0) : integer(rng);
+    }
+    out.push_back(Tensor::from_doubles(values, spec->shape, spec->dtype).to(device));
+  }
+  return out;
+}
+
+std::vector<Tensor> clone_all(const std::vector<Tensor>& tensors) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : tensors) out.push_back(t.defined() ? t.clone() : t);
+  return out;
+}
+
+double tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::float32: return 1e-4;
+    case DType::float16: return 2e-2;
+    case DType::bfloat16: return 5e-2;
+    case DType::float64: return 1e-9;
+    default: return 0.0;
+  }
+}
+
+Comparison compare(const Tensor& actual, const Tensor& expected) {
+  Comparison c;
+  if (actual.defined() != expected.defined() ||
+      (actual.defined() && (actual.shape() != expected.shape() || actual.dtype() != expected.dtype()))) {
+    c.ok = false;
+    return c;
+  }
+  if (!actual.defined()) return c;
+  const double tol = tolerance(expected.dtype());
+  const std::vector<double> a = actual.to_doubles();
+  const std::vector<double> e = expected.to_doubles();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double diff = std::abs(a[i] - e[i]);
+    const double scale = std::max(1.0, std::abs(e[i]));
+    c.max_abs = std::max(c.max_abs, diff);
+    c.max_rel = std::max(c.max_rel, diff / scale);
+    if (diff > tol * scale || std::isnan(a[i]) != std::isnan(e[i])) c.ok = false;
+  }
+  return c;
+}
+
+}  // namespace tileops::testing
