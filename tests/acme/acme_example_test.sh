@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The out-of-tree plugin example, end to end: install the core into a temporary prefix, move
+# the installed tree (nothing may point back at where it was built or installed), build
+# examples/acme_plugin against it with find_package(tileops), drop the plugin into a fresh
+# plugin directory, and run the example application's checks: detection, OpNotAvailableError
+# for an op acme does not build, default_target from a config file, and builtin.
+# Usage: acme_example_test.sh <tileops build dir> <source dir>
+set -euo pipefail
+build_dir=$1
+source_dir=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cmake --install "$build_dir" --prefix "$work/installed" > "$work/install.log"
+mv "$work/installed" "$work/moved"
+cmake -S "$source_dir/examples/acme_plugin" -B "$work/acme" -G Ninja -DCMAKE_PREFIX_PATH="$work/moved" \
+  -DCMAKE_BUILD_TYPE=Release > "$work/configure.log"
+cmake --build "$work/acme" > "$work/build.log"
+mkdir -p "$work/plugins"
+cp "$work/acme/libtileops_acme.so" "$work/plugins/"
+
+export TILEOPS_PLUGIN_PATH="$work/plugins"
+unset TILEOPS_DEFAULT_TARGET TILEOPS_CONFIG
+"$work/acme/acme_demo"
+
+printf 'default_target = acme\n' > "$work/tileops.conf"
+TILEOPS_CONFIG="$work/tileops.conf" "$work/acme/acme_demo" --default-acme
+
+# The relocated tileops program sees the plugin too.
+"$work/moved/bin/tileops" targets | grep -q "acme"
+echo "acme example: all checks passed"
