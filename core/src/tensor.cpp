@@ -92,6 +92,52 @@ std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank, const char* wh
   return axis < 0 ? axis + std::max<std::int64_t>(rank, 1) : axis;
 }
 
+template <class F>
+void with_element_type(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::bool_: f(std::uint8_t{}); break;
+    case DType::int8: f(std::int8_t{}); break;
+    case DType::uint8: f(std::uint8_t{}); break;
+    case DType::int32: f(std::int32_t{}); break;
+    case DType::int64: f(std::int64_t{}); break;
+    case DType::float16: f(Half{}); break;
+    case DType::bfloat16: f(BFloat16{}); break;
+    case DType::float32: f(float{}); break;
+    case DType::float64: f(double{}); break;
+  }
+}
+
+template <class T>
+double widen(T v) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return static_cast<float>(v);
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
+// Converts n contiguous host elements between dtypes with the same rounding as set().
+void convert_contiguous(const void* src, DType from, void* dst, DType to, std::int64_t n) {
+  with_element_type(from, [&](auto src_tag) {
+    using S = decltype(src_tag);
+    const S* in = static_cast<const S*>(src);
+    with_element_type(to, [&](auto dst_tag) {
+      using D = decltype(dst_tag);
+      D* out = static_cast<D*>(dst);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double v = widen(in[i]);
+        if constexpr (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) {
+          out[i] = D(static_cast<float>(v));
+        } else if constexpr (std::is_same_v<D, std::uint8_t>) {
+          out[i] = to == DType::bool_ ? static_cast<std::uint8_t>(v != 0.0) : static_cast<std::uint8_t>(v);
+        } else {
+          out[i] = static_cast<D>(v);
+        }
+      }
+    });
+  });
+}
+
 // A host copy of the whole storage under `t`, viewed with t's shape, strides and offset.
 Tensor host_mirror(const Tensor& t) {
   const Storage& dev = *t.storage();
@@ -343,6 +389,10 @@ void Tensor::copy_from(const Tensor& src) const {
       Tensor staged = src.to(Device::cpu());
       copy_from(staged);
     }
+    return;
+  }
+  if (dst_host && src_host && src.is_contiguous() && is_contiguous()) {
+    convert_contiguous(src.data_ptr(), src.dtype(), data_ptr(), dtype(), numel());
     return;
   }
   // Layout or dtype differ: convert element by element on the host, mirroring a device-side

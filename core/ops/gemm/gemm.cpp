@@ -29,12 +29,23 @@ class GemmKernel final : public Kernel, public GemmFwdInterface {
       const T* pa = a.data<T>();
       const T* pb = b.data<T>();
       T* pd = d.data<T>();
+      // Both loop orders walk memory contiguously in the innermost loop: rows of b when it is
+      // stored transposed, else a row of d accumulated across b's rows.
+      auto a_at = [&](std::int64_t i, std::int64_t p) { return load(ta ? pa[p * m + i] : pa[i * k + p]); };
       std::vector<double> row(static_cast<std::size_t>(n));
       for (std::int64_t i = 0; i < m; ++i) {
-        std::fill(row.begin(), row.end(), 0.0);
-        for (std::int64_t p = 0; p < k; ++p) {
-          const double av = load(ta ? pa[p * m + i] : pa[i * k + p]);
-          for (std::int64_t j = 0; j < n; ++j) row[j] += av * load(tb ? pb[j * k + p] : pb[p * n + j]);
+        if (tb) {
+          for (std::int64_t j = 0; j < n; ++j) {
+            double acc = 0;
+            for (std::int64_t p = 0; p < k; ++p) acc += a_at(i, p) * load(pb[j * k + p]);
+            row[j] = acc;
+          }
+        } else {
+          std::fill(row.begin(), row.end(), 0.0);
+          for (std::int64_t p = 0; p < k; ++p) {
+            const double av = a_at(i, p);
+            for (std::int64_t j = 0; j < n; ++j) row[j] += av * load(pb[p * n + j]);
+          }
         }
         for (std::int64_t j = 0; j < n; ++j) pd[i * n + j] = store<T>(row[j]);
       }
