@@ -34,5 +34,6 @@ int run_plugins(const std::vector<std::string>& args);
 int run_targets(const std::vector<std::string>& args);
 int run_ops(const std::vector<std::string>& args);
 int run_run(const std::vector<std::string>& args);
+int run_bench(const std::vector<std::string>& args);
 
 }  // namespace tileops::cli

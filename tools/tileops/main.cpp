@@ -17,6 +17,7 @@ const Command kCommands[] = {
     {"plugins", "list the plugins loaded, the load failures and the plugin files skipped", tileops::cli::run_plugins},
     {"targets", "list the registered targets and the ops each one builds", tileops::cli::run_targets},
     {"run", "run one op on random inputs and report target, kernels, record and roofline", tileops::cli::run_run},
+    {"bench", "time the manifest workload rows: ms, GB/s, GFLOP/s and fraction of the roofline", tileops::cli::run_bench},
     {"ops", "describe the ops: signature, boundary operators, interfaces and kernel types", tileops::cli::run_ops},
 };
 

@@ -1,0 +1,194 @@
+// `tileops bench [OP...]`: runs the manifest workload rows of the ops (all by default) on the
+// chosen device and target and prints time, achieved bandwidth and FLOP rate, and the
+// fraction of the roofline: the time the roofline allows (bytes at the peak bandwidth, FLOPs
+// at the peak FLOP rate, whichever is longer) over the time measured.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "command.hpp"
+#include "common_options.hpp"
+#include "op_inputs.hpp"
+#include "op_report.hpp"
+#include "tileops/backend.hpp"
+#include "tileops/errors.hpp"
+#include "tileops/ops/gemm.hpp"
+#include "tileops/testing.hpp"
+
+namespace tileops::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+struct Peaks {
+  double bytes_per_second;
+  double flops_per_second;
+};
+
+// The host's memory bandwidth (best of three 256 MiB copies) and FLOP rate (a float32 1024^3
+// GEMM through GemmFwdOp), measured now; flags override either.
+Peaks measure_peaks(const po::variables_map& vm, const Device& device) {
+  Peaks p{0, 0};
+  if (vm.count("peak-gbps")) {
+    p.bytes_per_second = vm["peak-gbps"].as<double>() * 1e9;
+  } else {
+    const std::size_t n = std::size_t{256} << 20;
+    std::vector<char> a(n, 1), b(n, 2);
+    const double s = median_seconds([&] { std::memcpy(a.data(), b.data(), n); }, Device::cpu(), 1, 3);
+    p.bytes_per_second = 2.0 * static_cast<double>(n) / s;
+  }
+  if (vm.count("peak-gflops")) {
+    p.flops_per_second = vm["peak-gflops"].as<double>() * 1e9;
+  } else {
+    GemmFwdOp gemm(false, false);
+    const auto in = testing::random_tensors(
+        {TensorSpec{device, DType::float32, Shape{1024, 1024}}, TensorSpec{device, DType::float32, Shape{1024, 1024}}},
+        device);
+    const double s = median_seconds([&] { gemm(in[0], in[1]); }, device, 1, 3);
+    p.flops_per_second = 2.0 * 1024 * 1024 * 1024 / s;
+  }
+  return p;
+}
+
+}  // namespace
+
+int run_bench(const std::vector<std::string>& args) {
+  po::options_description options("bench options");
+  options.add_options()
+      ("op", po::value<std::vector<std::string>>(), "ops to benchmark (default: all)")
+      ("device,d", po::value<std::string>()->default_value("cpu"), "device the inputs are made on")
+      ("target,t", po::value<std::string>(), "target of the ops: a target name, builtin or reference")
+      ("repeat,r", po::value<int>()->default_value(5), "timed repeats per case (median reported)")
+      ("warmup", po::value<int>()->default_value(1), "untimed calls before the timed ones")
+      ("cap", po::value<std::int64_t>(), "cap every index value of the rows at this (smaller runs)")
+      ("peak-gbps", po::value<double>(), "peak memory bandwidth for the roofline (default: measured)")
+      ("peak-gflops", po::value<double>(), "peak FLOP rate for the roofline (default: measured)")
+      ("csv", po::value<std::string>(), "also write the table to this CSV file")
+      ("json", "print a JSON array instead of the table");
+  add_common_options(options);
+  po::positional_options_description positional;
+  positional.add("op", -1);
+  po::variables_map vm;
+  if (!parse_args("bench", "[OP...] [--device D] [--target T] [--cap N] [--csv FILE] [--json]", args, options, vm,
+                  &positional)) {
+    return 0;
+  }
+  apply_common_options(vm);
+  load_backends();
+  Device device = Device::cpu();
+  try {
+    device = Device::parse(vm["device"].as<std::string>());
+  } catch (const Error& e) {
+    throw UsageError(std::string("tileops bench: --device: ") + e.what());
+  }
+  const Target target = vm.count("target") ? Target(vm["target"].as<std::string>()) : Target();
+  std::vector<const OpCatalogEntry*> ops;
+  if (vm.count("op")) {
+    for (const auto& name : vm["op"].as<std::vector<std::string>>()) {
+      try {
+        ops.push_back(&find_op(name));
+      } catch (const Error& e) {
+        throw UsageError(std::string("tileops bench: ") + e.what());
+      }
+    }
+  } else {
+    for (const OpCatalogEntry& e : op_catalog()) ops.push_back(&e);
+  }
+  SignaturePlan::IndexCap cap;
+  if (vm.count("cap")) {
+    const std::int64_t limit = vm["cap"].as<std::int64_t>();
+    if (limit <= 0) throw UsageError("tileops bench: --cap must be positive");
+    cap = [limit](std::string_view, std::int64_t v) { return std::min(v, limit); };
+  }
+
+  const Peaks peaks = measure_peaks(vm, device);
+  struct Case {
+    const OpCatalogEntry* entry;
+    WorkloadCase c;
+  };
+  std::vector<Case> cases;
+  for (const OpCatalogEntry* e : ops) {
+    for (WorkloadCase& c : e->op_class().plan().workload_cases(cap)) {
+      if (vm.count("cap") && c.params.contains("seq_len")) {
+        c.params.set("seq_len", std::min(std::get<std::int64_t>(c.params.at("seq_len")), vm["cap"].as<std::int64_t>()));
+      }
+      cases.push_back({e, std::move(c)});
+    }
+  }
+
+  const bool progress = isatty(fileno(stderr)) != 0 && !vm.count("json");
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& [entry, c] = cases[i];
+    if (progress) std::fprintf(stderr, "\r[%zu/%zu] %s %s\033[K", i + 1, cases.size(), entry->name.c_str(), c.id.c_str());
+    ParamMap params = c.params;
+    if (entry->op_class().plan().has_call_time_tensor_input() == false && !params.contains("device")) {
+      params.set("device", device);
+    }
+    nlohmann::json row = {{"op", entry->name}, {"case", c.id}};
+    try {
+      std::unique_ptr<Op> op = entry->make(params, target);
+      const std::vector<Tensor> inputs = testing::random_tensors(c.inputs, device);
+      const double s = median_seconds([&] { op->call(CallArgs(inputs)); }, device, vm["warmup"].as<int>(),
+                                      vm["repeat"].as<int>());
+      const Roofline r = op->eval_roofline();
+      const double roof = std::max(r.bytes / peaks.bytes_per_second, r.flops / peaks.flops_per_second);
+      row.update({{"ms", s * 1e3},
+                  {"gbps", r.bytes / s / 1e9},
+                  {"gflops", r.flops / s / 1e9},
+                  {"roofline_fraction", roof / s},
+                  {"serving_target", op->serving_target().value_or("-")},
+                  {"kernels", kernels_text(kernels_json(*op))}});
+    } catch (const Error& e) {
+      row["error"] = e.what();
+    }
+    rows.push_back(row);
+  }
+  if (progress) std::fprintf(stderr, "\r\033[K");
+
+  if (vm.count("json")) {
+    std::cout << nlohmann::json{{"peak_gbps", peaks.bytes_per_second / 1e9},
+                                {"peak_gflops", peaks.flops_per_second / 1e9},
+                                {"rows", rows}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::printf("peaks: %.1f GB/s (memcpy), %.1f GFLOP/s (float32 GEMM 1024^3)\n\n", peaks.bytes_per_second / 1e9,
+                peaks.flops_per_second / 1e9);
+    std::printf("%-16s %-34s %10s %9s %9s %8s  %s\n", "op", "case", "ms", "GB/s", "GFLOP/s", "roofline", "kernels");
+    for (const auto& row : rows) {
+      if (row.contains("error")) {
+        std::printf("%-16s %-34s error: %s\n", row["op"].get<std::string>().c_str(), row["case"].get<std::string>().c_str(),
+                    row["error"].get<std::string>().c_str());
+        continue;
+      }
+      std::printf("%-16s %-34s %10.3f %9.2f %9.2f %7.0f%%  %s\n", row["op"].get<std::string>().c_str(),
+                  row["case"].get<std::string>().c_str(), row["ms"].get<double>(), row["gbps"].get<double>(),
+                  row["gflops"].get<double>(), 100 * row["roofline_fraction"].get<double>(),
+                  row["kernels"].get<std::string>().c_str());
+    }
+  }
+  if (vm.count("csv")) {
+    std::ofstream csv(vm["csv"].as<std::string>());
+    if (!csv) throw UsageError("tileops bench: cannot write --csv file '" + vm["csv"].as<std::string>() + "'");
+    csv << "op,case,ms,gbps,gflops,roofline_fraction,serving_target,kernels,error\n";
+    for (const auto& row : rows) {
+      auto num = [&](const char* k) { return row.contains(k) ? std::to_string(row[k].get<double>()) : std::string(); };
+      auto str = [&](const char* k) { return row.contains(k) ? "\"" + row[k].get<std::string>() + "\"" : std::string(); };
+      csv << row["op"].get<std::string>() << "," << row["case"].get<std::string>() << "," << num("ms") << ","
+          << num("gbps") << "," << num("gflops") << "," << num("roofline_fraction") << "," << str("serving_target") << ","
+          << str("kernels") << "," << str("error") << "\n";
+    }
+  }
+  for (const auto& row : rows) {
+    if (row.contains("error")) return 1;
+  }
+  return 0;
+}
+
+}  // namespace tileops::cli
