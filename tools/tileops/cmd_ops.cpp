@@ -6,6 +6,7 @@
 #include "common_options.hpp"
 #include "op_json.hpp"
 #include "tileops/backend.hpp"
+#include "tileops/errors.hpp"
 
 namespace tileops::cli {
 namespace po = boost::program_options;
@@ -66,7 +67,15 @@ int run_ops(const std::vector<std::string>& args) {
 
   nlohmann::json all = nlohmann::json::array();
   if (vm.count("op")) {
-    for (const auto& name : vm["op"].as<std::vector<std::string>>()) all.push_back(op_json(find_op(name)));
+    for (const auto& name : vm["op"].as<std::vector<std::string>>()) {
+      const OpCatalogEntry* entry = nullptr;
+      try {
+        entry = &find_op(name);
+      } catch (const Error& e) {
+        throw UsageError(std::string("tileops ops: ") + e.what());
+      }
+      all.push_back(op_json(*entry));
+    }
   } else {
     for (const OpCatalogEntry& e : op_catalog()) all.push_back(op_json(e));
   }

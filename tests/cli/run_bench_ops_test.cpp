@@ -1,0 +1,88 @@
+// `tileops run`, `tileops bench` and `tileops ops`: success and failure paths.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+using tileops::test::run_command;
+
+namespace {
+std::string cli() { return std::string(TILEOPS_CLI_PATH); }
+}  // namespace
+
+TEST_CASE("tileops run reports target, kernels, record and roofline, and --check passes") {
+  const auto r = run_command(cli() + " run RMSNormFwdOp -p normalized_shape=[64] -i x=[8,64]:bfloat16 "
+                                     "-i weight=[64]:bfloat16 --check --json -r 2");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("serving_target") == "builtin");
+  CHECK(j.at("kernels")[0].at("key") == "cpu_rms_norm");
+  CHECK(j.at("last_call").at("tensors").at("y").at("shape") == nlohmann::json::array({8, 64}));
+  CHECK(j.at("roofline").at("bytes").get<double>() == 2 * (8 * 64 * 2) + 64 * 2);
+  CHECK(j.at("check").at("ok") == true);
+}
+
+TEST_CASE("tileops run takes parameters and inputs from a workload row") {
+  const auto r = run_command(cli() + " run GemmFwdOp --workload llama-8b-qkv-decode --target reference --json -r 1");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("serving_target") == "reference");
+  CHECK(j.at("kernels")[0].at("key") == "gemm_reference");
+}
+
+TEST_CASE("tileops run: bad arguments exit 2 with one line, a signature error exits 1") {
+  const auto unknown_op = run_command(cli() + " run NoSuchFwdOp 2>&1");
+  CHECK(unknown_op.status == 2);
+  CHECK(unknown_op.out.find("unknown op 'NoSuchFwdOp'") != std::string::npos);
+  const auto bad_param = run_command(cli() + " run RMSNormFwdOp -p normalized_shape=abc 2>&1");
+  CHECK(bad_param.status == 2);
+  CHECK(bad_param.out.find("parameter 'normalized_shape'") != std::string::npos);
+  const auto bad_input = run_command(cli() + " run RMSNormFwdOp -p normalized_shape=[4] -i q=[2,4] 2>&1");
+  CHECK(bad_input.status == 2);
+  CHECK(bad_input.out.find("has no input 'q'") != std::string::npos);
+  const auto signature = run_command(cli() + " run RMSNormFwdOp -p normalized_shape=[4] -i x=[2,5] 2>&1");
+  CHECK(signature.status == 1);
+  CHECK(signature.out.find("RMSNormFwdOp: input 'x'") != std::string::npos);
+  const auto missing = run_command(cli() + " run 2>&1");
+  CHECK(missing.status == 2);
+}
+
+TEST_CASE("tileops bench times capped workload rows and writes CSV") {
+  tileops::test::TempDir dir;
+  const auto csv = dir.path() / "bench.csv";
+  const auto r = run_command(cli() + " bench SiluAndMulFwdOp --cap 16 -r 1 --peak-gbps 10 --peak-gflops 10 --json --csv " +
+                             csv.string());
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.at("rows").size() >= 1);
+  CHECK(j.at("rows")[0].at("op") == "SiluAndMulFwdOp");
+  CHECK(j.at("rows")[0].at("gbps").get<double>() > 0);
+  CHECK(std::filesystem::file_size(csv) > 0);
+  const auto bad = run_command(cli() + " bench NoSuchFwdOp 2>&1");
+  CHECK(bad.status == 2);
+  const auto bad_cap = run_command(cli() + " bench --cap 0 2>&1");
+  CHECK(bad_cap.status == 2);
+}
+
+TEST_CASE("tileops ops lists every op with its interfaces and the cpu plugin's kernel types") {
+  const auto r = run_command(cli() + " ops --json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.size() == 12);
+  bool found = false;
+  for (const auto& op : j) {
+    if (op.at("name") != "RMSNormFwdOp") continue;
+    found = true;
+    CHECK(op.at("compile_op_names")[0] == "tileops::norm_rms_norm_fwd");
+    const auto& kernels = op.at("interfaces")[0].at("kernels");
+    CHECK(kernels.size() == 2);
+    CHECK(kernels[1].at("plugin") == "cpu");
+  }
+  CHECK(found);
+  const auto text = run_command(cli() + " ops GemmFwdOp");
+  CHECK(text.status == 0);
+  CHECK(text.out.find("interface gemm") != std::string::npos);
+  CHECK(run_command(cli() + " ops NoSuchFwdOp 2>&1").status == 2);
+}
