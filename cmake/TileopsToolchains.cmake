@@ -1,6 +1,5 @@
 # Resolves TILEOPS_WITH_CUDA / TILEOPS_WITH_ROCM (AUTO|ON|OFF) into TILEOPS_BUILD_CUDA /
 # TILEOPS_BUILD_ROCM and prints one status line for each, whatever the outcome.
-include(CheckLanguage)
 
 function(_tileops_resolve_toolchain option label out probe_result)
   set(value "${${option}}")
@@ -25,22 +24,24 @@ endfunction()
 set(_cuda_found OFF)
 string(TOUPPER "${TILEOPS_WITH_CUDA}" _with_cuda)
 if(NOT _with_cuda STREQUAL "OFF")
-  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
-    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  # The CUDA plugin uses the runtime API only: the toolkit's headers and libcudart suffice.
+  if(NOT CUDAToolkit_ROOT AND EXISTS /usr/local/cuda)
+    set(CUDAToolkit_ROOT /usr/local/cuda)
   endif()
-  check_language(CUDA)
-  if(CMAKE_CUDA_COMPILER)
+  find_package(CUDAToolkit QUIET)
+  if(CUDAToolkit_FOUND)
     set(_cuda_found ON)
   endif()
 endif()
 _tileops_resolve_toolchain(TILEOPS_WITH_CUDA CUDA TILEOPS_BUILD_CUDA ${_cuda_found})
 
-set(_rocm_found OFF)
+# There is no ROCm plugin in this tree yet: AUTO says so, ON is an error rather than a build
+# that silently lacks it.
 string(TOUPPER "${TILEOPS_WITH_ROCM}" _with_rocm)
-if(NOT _with_rocm STREQUAL "OFF")
-  find_program(TILEOPS_HIPCC hipcc)
-  if(TILEOPS_HIPCC)
-    set(_rocm_found ON)
-  endif()
+if(_with_rocm STREQUAL "ON")
+  message(FATAL_ERROR "TILEOPS_WITH_ROCM=ON, but this tree has no ROCm plugin yet (plugins/rocm)")
+elseif(NOT _with_rocm MATCHES "^(AUTO|OFF)$")
+  message(FATAL_ERROR "TILEOPS_WITH_ROCM must be AUTO, ON or OFF; got '${TILEOPS_WITH_ROCM}'")
 endif()
-_tileops_resolve_toolchain(TILEOPS_WITH_ROCM ROCm TILEOPS_BUILD_ROCM ${_rocm_found})
+message(STATUS "tileops: ROCm plugin not built (this tree has no ROCm plugin yet; TILEOPS_WITH_ROCM=${_with_rocm})")
+set(TILEOPS_BUILD_ROCM OFF)
