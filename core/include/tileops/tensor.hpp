@@ -98,7 +98,8 @@ class TILEOPS_API Tensor {
   }
   // A copy on `device` (this tensor when already there).
   Tensor to(const Device& device) const;
-  // A copy converted to `dtype` (host-accessible tensors only; this tensor when equal).
+  // A copy converted to `dtype` on the same device (through the host for device memory);
+  // this tensor when the dtype is already `dtype`.
   Tensor to(DType dtype) const;
   // A new tensor with the same contents, contiguous, on the same device.
   Tensor clone() const;
