@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:?usage: scripts/sanitize.sh thread|address|undefined|address,undefined}
 build_dir="build-${kind/,/-}"
-cmake -S . -B "$build_dir" -G Ninja -DTILEOPS_SANITIZE="$kind" -DTILEOPS_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# -O1 with line tables: instrumented code fast enough to test, compiled quickly, readable traces.
+cmake -S . -B "$build_dir" -G Ninja -DTILEOPS_SANITIZE="$kind" -DTILEOPS_BUILD_BENCH=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
 cmake --build "$build_dir" --parallel "$(nproc)"
 # OpenBLAS is not instrumented: keep it on the calling thread so the sanitizers see every access.
 export OPENBLAS_NUM_THREADS=1
