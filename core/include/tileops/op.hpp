@@ -35,6 +35,7 @@
 #include "tileops/identity.hpp"
 #include "tileops/kernel.hpp"
 #include "tileops/op_class.hpp"
+#include "tileops/record_slot.hpp"
 #include "tileops/signature.hpp"
 #include "tileops/value.hpp"
 
@@ -199,7 +200,7 @@ class TILEOPS_API Op {
   // Running group.
   std::atomic<bool> tune_requested_{false};
   std::atomic<bool> tune_warned_{false};
-  std::atomic<std::shared_ptr<const SignatureCall>> last_call_;
+  RecordSlot<SignatureCall> last_call_;
   struct HeldDelegate {
     std::string stage;
     Identity identity;

@@ -53,7 +53,7 @@ std::optional<std::string> Op::serving_target() const {
 const ParamMap& Op::params() const { return construction_->params; }
 
 SignatureCallPtr Op::last_call() const {
-  SignatureCallPtr record = last_call_.load(std::memory_order_acquire);
+  SignatureCallPtr record = last_call_.load();
   if (!record) throw RuntimeError(cls_.name() + " (" + instance_key_ + "): last_call is not available: no call has completed yet");
   return record;
 }

@@ -144,7 +144,7 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
   CallFrame* parent = frame.parent;
   frame.pop();                                                // 7.2
   SignatureCallPtr published = record;
-  t_spare_record = last_call_.exchange(published, std::memory_order_acq_rel);  // 7.3
+  t_spare_record = last_call_.exchange(published);  // 7.3
   if (parent != nullptr) report_to(*parent, std::move(published));  // 7.4
   return outputs;
 }
