@@ -10,20 +10,7 @@
 
 namespace tileops {
 
-struct Tensor::Impl {
-  std::shared_ptr<Storage> storage;
-  Shape shape;
-  Strides strides;
-  std::int64_t offset = 0;
-  DType dtype = DType::float32;
-  Device device = Device::cpu();
-};
-
 namespace {
-
-void require_defined(const void* impl, const char* what) {
-  if (impl == nullptr) throw RuntimeError(std::string("Tensor::") + what + " called on an undefined tensor");
-}
 
 void require_host(const Tensor& t, const char* what) {
   if (t.device().is_meta()) {
@@ -176,18 +163,9 @@ Tensor Tensor::from_doubles(std::span<const double> values, ShapeView shape, DTy
   return t;
 }
 
-const Tensor::Impl& Tensor::impl() const {
-  require_defined(impl_.get(), "access");
-  return *impl_;
-}
+void Tensor::throw_undefined() { throw RuntimeError("Tensor::access called on an undefined tensor"); }
 
-const Shape& Tensor::shape() const { return impl().shape; }
-const Strides& Tensor::strides() const { return impl().strides; }
-std::int64_t Tensor::offset() const { return impl().offset; }
-DType Tensor::dtype() const { return impl().dtype; }
-const Device& Tensor::device() const { return impl().device; }
 const std::shared_ptr<Storage>& Tensor::storage() const { return impl().storage; }
-std::int64_t Tensor::numel() const { return shape_numel(impl().shape); }
 
 std::int64_t Tensor::size(std::int64_t axis) const {
   const Impl& i = impl();

@@ -67,6 +67,7 @@ class TILEOPS_API Tensor {
   bool defined() const { return impl_ != nullptr; }
   explicit operator bool() const { return defined(); }
 
+  // The accessors throw RuntimeError on an undefined tensor.
   const Shape& shape() const;
   const Strides& strides() const;
   std::int64_t dim() const { return static_cast<std::int64_t>(shape().size()); }
@@ -129,8 +130,31 @@ class TILEOPS_API Tensor {
   struct Impl;
   explicit Tensor(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
   const Impl& impl() const;
+  [[noreturn]] static void throw_undefined();
   std::shared_ptr<Impl> impl_;
 };
+
+// Defined here so that the accessors every op call uses inline.
+struct Tensor::Impl {
+  std::shared_ptr<Storage> storage;
+  Shape shape;
+  Strides strides;
+  std::int64_t offset = 0;
+  DType dtype = DType::float32;
+  Device device = Device::cpu();
+};
+
+inline const Tensor::Impl& Tensor::impl() const {
+  if (impl_ == nullptr) throw_undefined();
+  return *impl_;
+}
+
+inline const Shape& Tensor::shape() const { return impl().shape; }
+inline const Strides& Tensor::strides() const { return impl().strides; }
+inline std::int64_t Tensor::offset() const { return impl().offset; }
+inline DType Tensor::dtype() const { return impl().dtype; }
+inline const Device& Tensor::device() const { return impl().device; }
+inline std::int64_t Tensor::numel() const { return shape_numel(impl().shape); }
 
 // A description of a tensor, never the tensor: what target builders receive.
 struct TILEOPS_API TensorSpec {

@@ -17,7 +17,7 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   Frame& f = call_frame();
   for (std::size_t s = 0; s < slots_.size(); ++s) {
     if (st.slot_source[s] == -2) continue;
-    expr::assign_from_value(f.slots[s], st.slots[s]);
+    expr::assign_from_index_value(f.slots[s], st.slots[s]);
     f.source[s] = st.slot_source[s];
   }
   for (std::size_t k = 0; k < params_.size(); ++k) {

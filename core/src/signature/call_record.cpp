@@ -25,10 +25,12 @@ void CompiledPlan::fill_record(const CallArgs& args, const ConstructionState& st
   record.indices.clear();
   for (std::size_t s = 0; s < slots_.size(); ++s) {
     if (!f.slots[s].known()) continue;
-    if (slots_[s].source == SlotDecl::Source::Param) {
-      record.indices.emplace_back(IndexRecord{slots_[s].name, st.slots[s]});
+    IndexRecord& r = record.indices.emplace_back();
+    r.name = slots_[s].name;
+    if (st.slot_source[s] != -2) {
+      r.value = st.slots[s];  // known at construction: converted there
     } else {
-      record.indices.emplace_back(IndexRecord{slots_[s].name, expr::value_from_val(f.slots[s])});
+      expr::assign_index_value(r.value, f.slots[s]);
     }
   }
   std::size_t key = 0;

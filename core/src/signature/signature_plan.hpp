@@ -26,7 +26,7 @@ class OpSpec;  // the parsed manifest entry (see manifest/op_spec.hpp)
 struct ConstructionState {
   ParamMap params;                       // all manifest params, signature order, defaults filled
   std::vector<IndexRecord> indices;      // `_construction_indices`
-  std::vector<Value> slots;              // the plan's own pre-evaluated slots (opaque to callers)
+  std::vector<IndexValue> slots;         // the plan's own pre-evaluated slots (opaque to callers)
   std::vector<std::int16_t> slot_source; // per slot: -2 not known yet, -1 given, >= 0 the tensor that solved it
 };
 
