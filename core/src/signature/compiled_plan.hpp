@@ -201,12 +201,17 @@ class CompiledPlan final : public SignaturePlan {
   int construction_tensor(int k) const { return n_inputs_ + k; }
   const TensorDecl& input(int i) const { return tensors_[static_cast<std::size_t>(i)]; }
   // The term a tensor's shape takes for the frame's subject values, or nullptr (no case).
-  const ShapeTerm* term(const TensorDecl& t, const Frame& f) const;
+  const ShapeTerm* term(const TensorDecl& t, const Frame& f) const {
+    return t.shape.subjects.empty() ? &t.shape.terms.front() : branch_term(t, f);
+  }
+  // term() of a shape that is a type family application.
+  const ShapeTerm* branch_term(const TensorDecl& t, const Frame& f) const;
   // Sizes a new, empty frame for this plan.
   void init_frame(Frame& f) const;
-  // The calling thread's frame for check_call, emptied for this plan. Reusing it keeps the call
-  // path free of per-call construction of slot storage.
-  Frame& call_frame() const;
+  // The calling thread's frame for check_call, set to what construction state `st` knows (its
+  // slots and construction tensors; nothing of the call). Reusing it keeps the call path free
+  // of per-call construction of slot storage.
+  Frame& call_frame(const ConstructionState& st) const;
   // Evaluates the match subjects (all their inputs are known; at construction, those that read
   // no call-time tensor); throws ValueError for a value outside a subject's domain.
   void select_branches(Frame& f, bool construction = false) const;

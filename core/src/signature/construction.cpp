@@ -104,7 +104,7 @@ ConstructionState CompiledPlan::check_construction(const ParamMap& given) const 
   st.slot_source.reserve(slots_.size());
   for (std::size_t s = 0; s < slots_.size(); ++s) {
     const Val& v = f.slots[s];
-    expr::assign_index_value(st.slots.emplace_back(), v);
+    st.slots.push_back(expr::AsIndexValue{v});
     st.slot_source.push_back(v.known() ? f.source[s] : std::int16_t{-2});
     if (slots_[s].source != SlotDecl::Source::Param && v.known()) {
       st.indices.push_back({slots_[s].name, st.slots.back()});

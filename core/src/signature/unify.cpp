@@ -92,26 +92,32 @@ struct Unifier {
 
   // Processes the shape items still pending in `pending` (bit per item); true on progress.
   bool shape(std::uint64_t& pending) const {
-    const Shape& actual = t.shape();
-    const auto rank = static_cast<std::int64_t>(actual.size());
+    const auto rank = static_cast<std::int64_t>(t.shape().size());
+    const std::size_t n = term.items.size();
+    std::int64_t length[64];  // per item; -1: a star whose length is not known yet
     std::int64_t known_total = 0;
     int unknown_stars = 0;
-    boost::container::small_vector<std::int64_t, 8> length;
-    for (const AxisItem& item : term.items) {
-      std::int64_t len = 1;
-      if (item.form == AxisItem::Form::Star && f.slots[static_cast<std::size_t>(item.star_slot)].known()) {
-        len = static_cast<std::int64_t>(f.slots[static_cast<std::size_t>(item.star_slot)].list.size());
-      } else if (item.form == AxisItem::Form::StarExpr && all_known(item.expr, f)) {
-        const Val* ref = expr::slot_ref(item.expr.root, f.env());
-        len = static_cast<std::int64_t>(ref != nullptr ? ref->list.size() : expr::evaluate(item.expr.root, f.env()).list.size());
-      } else if (item.form != AxisItem::Form::Axis) {
-        len = -1;
-      }
-      length.push_back(len);
-      if (len < 0) {
-        ++unknown_stars;
-      } else {
-        known_total += len;
+    if (static_cast<std::size_t>(term.fixed_axes) == n) {
+      known_total = static_cast<std::int64_t>(n);
+      std::fill_n(length, n, std::int64_t{1});
+    } else {
+      for (std::size_t k = 0; k < n; ++k) {
+        const AxisItem& item = term.items[k];
+        std::int64_t len = 1;
+        if (item.form == AxisItem::Form::Star && f.slots[static_cast<std::size_t>(item.star_slot)].known()) {
+          len = static_cast<std::int64_t>(f.slots[static_cast<std::size_t>(item.star_slot)].list.size());
+        } else if (item.form == AxisItem::Form::StarExpr && all_known(item.expr, f)) {
+          const Val* ref = expr::slot_ref(item.expr.root, f.env());
+          len = static_cast<std::int64_t>(ref != nullptr ? ref->list.size() : expr::evaluate(item.expr.root, f.env()).list.size());
+        } else if (item.form != AxisItem::Form::Axis) {
+          len = -1;
+        }
+        length[k] = len;
+        if (len < 0) {
+          ++unknown_stars;
+        } else {
+          known_total += len;
+        }
       }
     }
     if (unknown_stars > 1) return false;
@@ -125,11 +131,10 @@ struct Unifier {
     }
     bool progress = false;
     std::int64_t pos = 0;
-    for (std::size_t k = 0; k < term.items.size(); ++k) {
-      const AxisItem& item = term.items[k];
+    for (std::size_t k = 0; k < n; ++k) {
       const std::int64_t len = length[k] >= 0 ? length[k] : rank - known_total;
       const std::uint64_t bit = std::uint64_t{1} << k;
-      if ((pending & bit) != 0 && item_step(item, pos, len)) {
+      if ((pending & bit) != 0 && item_step(term.items[k], pos, len)) {
         pending &= ~bit;
         progress = true;
       }
@@ -176,6 +181,13 @@ struct Unifier {
       case AxisItem::Form::Axis: break;
     }
     const std::int64_t axis = *first;
+    if (item.expr.root.op == expr::NodeOp::Slot) {  // the common `M`: no evaluation
+      const Val& v = f.slots[static_cast<std::size_t>(item.expr.root.index)];
+      if (v.known()) {
+        if (v.i != axis) mismatch(&item.expr);
+        return true;
+      }
+    }
     const int unknown = single_unknown(item.expr, f);
     if (unknown == -1) {
       const Val* ref = expr::slot_ref(item.expr.root, f.env());

@@ -86,16 +86,16 @@ void assign_from_index_value(Val& dst, const IndexValue& value) {
   }
 }
 
-void assign_index_value(IndexValue& dst, const Val& v) {
+AsIndexValue::operator IndexValue() const {
   switch (v.tag) {
-    case Val::Tag::boolean: dst.emplace<bool>(v.b); return;
-    case Val::Tag::integer: dst.emplace<std::int64_t>(v.i); return;
-    case Val::Tag::real: dst.emplace<double>(v.f); return;
-    case Val::Tag::str: dst.emplace<std::string>(v.s); return;
-    case Val::Tag::dtype: dst.emplace<DType>(v.d); return;
-    case Val::Tag::list: dst.emplace<Shape>(v.list.begin(), v.list.end()); return;
-    case Val::Tag::device: dst.emplace<Device>(*v.dev); return;
-    default: dst.emplace<std::monostate>(); return;
+    case Val::Tag::boolean: return IndexValue(std::in_place_type<bool>, v.b);
+    case Val::Tag::integer: return IndexValue(std::in_place_type<std::int64_t>, v.i);
+    case Val::Tag::real: return IndexValue(std::in_place_type<double>, v.f);
+    case Val::Tag::str: return IndexValue(std::in_place_type<std::string>, v.s);
+    case Val::Tag::dtype: return IndexValue(std::in_place_type<DType>, v.d);
+    case Val::Tag::list: return IndexValue(std::in_place_type<Shape>, v.list);
+    case Val::Tag::device: return IndexValue(std::in_place_type<Device>, *v.dev);
+    default: return IndexValue();
   }
 }
 

@@ -68,7 +68,12 @@ Value value_from_val(const Val& v);
 // views into `value`, which must outlive the Val.
 void assign_from_index_value(Val& dst, const IndexValue& value);
 
-// Sets `dst` to the IndexValue a Val stands for (unset becomes None), in place.
-void assign_index_value(IndexValue& dst, const Val& v);
+// Converts to the IndexValue a Val stands for (unset becomes None). Copy-initializing an
+// IndexValue from it builds the value in place, with no temporary to move:
+// `records.emplace_back(name, AsIndexValue{v})`.
+struct AsIndexValue {
+  const Val& v;
+  operator IndexValue() const;
+};
 
 }  // namespace tileops::expr
