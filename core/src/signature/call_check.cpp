@@ -3,6 +3,7 @@
 // effects of the call and its record.
 #include <algorithm>
 
+#include "signature/call_memo.hpp"
 #include "signature/compiled_plan.hpp"
 #include "signature/rules.hpp"
 #include "signature/unify.hpp"
@@ -13,6 +14,12 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   if (static_cast<int>(args.inputs.size()) != n_inputs_) {
     throw TypeError(message("takes " + std::to_string(n_inputs_) + " input tensor slot(s), got " +
                             std::to_string(args.inputs.size())));
+  }
+  if (st.memo) {
+    if (const CallMemo::Entry* e = st.memo->find(*this, args)) {
+      e->replay(check, record);
+      return;
+    }
   }
   Frame& f = call_frame(st);
 
@@ -65,7 +72,8 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   }
 
   // The call device, and every tensor on it.
-  check.device = call_device(args, st, f);
+  bool accelerator_device = false;
+  check.device = call_device(args, st, f, accelerator_device);
   check_devices(args, check.device);
 
   check.contiguous.clear();
@@ -119,6 +127,7 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   }
 
   fill_record(args, st, check, f, record);
+  if (st.memo && !accelerator_device) st.memo->remember(args, check, record);
 }
 
 void CompiledPlan::check_dtype_combos(const Frame& f) const {

@@ -222,7 +222,9 @@ class CompiledPlan final : public SignaturePlan {
   // Parts of check_call (call_check.cpp, call_device.cpp, call_record.cpp).
   void check_dtype_combos(const Frame& f) const;
   void infer_output(const TensorDecl& t, Frame& f, OutputPlan& out) const;
-  std::optional<Device> call_device(const CallArgs& args, const ConstructionState& st, const Frame& f) const;
+  // `accelerator`: set when the accelerator's current device decided it.
+  std::optional<Device> call_device(const CallArgs& args, const ConstructionState& st, const Frame& f,
+                                    bool& accelerator) const;
   void check_devices(const CallArgs& args, const std::optional<Device>& device) const;
   void check_out(const Tensor& out, const CallCheck& check) const;
   void fill_record(const CallArgs& args, const ConstructionState& st, const CallCheck& check, const Frame& f,
