@@ -179,18 +179,6 @@ void* Tensor::data_ptr() const {
   return static_cast<std::byte*>(i.storage->data()) + i.offset * static_cast<std::int64_t>(dtype_size(i.dtype));
 }
 
-bool Tensor::is_contiguous() const {
-  const Impl& i = impl();
-  std::int64_t expected = 1;
-  for (std::size_t d = i.shape.size(); d-- > 0;) {
-    if (i.shape[d] == 1) continue;
-    if (i.shape[d] == 0) return true;
-    if (i.strides[d] != expected) return false;
-    expected *= i.shape[d];
-  }
-  return true;
-}
-
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 Tensor Tensor::clone() const {
@@ -333,18 +321,6 @@ void Tensor::copy_from(const Tensor& src) const {
     device_runtime(device().type()).copy_from_host(dev.data(), host_dst.storage()->data(), dev.nbytes(),
                                                    device().index());
   }
-}
-
-bool Tensor::shares_storage_with(const Tensor& other) const {
-  if (!defined() || !other.defined()) return false;
-  const auto& a = impl().storage;
-  const auto& b = other.impl().storage;
-  if (!a || !b || a->data() == nullptr || b->data() == nullptr) return false;
-  if (a == b) return numel() > 0 && other.numel() > 0;
-  if (a->device() != b->device()) return false;
-  const auto* a0 = static_cast<const std::byte*>(a->data());
-  const auto* b0 = static_cast<const std::byte*>(b->data());
-  return a0 < b0 + b->nbytes() && b0 < a0 + a->nbytes();
 }
 
 std::string Tensor::str() const {

@@ -49,8 +49,8 @@ class CallMemo {
     void replay(CallCheck& check, SignatureCall& record) const;
   };
 
-  // More combinations of tensor facts than this are checked in full on every call.
-  static constexpr int kMaxEntries = 8;
+  // Calls with more combinations of tensor facts than this are checked in full every time.
+  static constexpr int kMaxEntries = 4;
 
   CallMemo() = default;
   CallMemo(const CallMemo&) = delete;
@@ -79,7 +79,7 @@ class CallMemo {
  private:
   std::atomic<const Entry*> head_{nullptr};
   std::mutex mutex_;  // serialises remember
-  int size_ = 0;
+  std::atomic<int> size_{0};  // read without the mutex: a full memo costs a miss no lock
 };
 
 }  // namespace tileops::detail

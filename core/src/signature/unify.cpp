@@ -65,7 +65,9 @@ struct Unifier {
   bool dtype() const {
     const DTypeDecl& d = decl.dtype;
     const DType actual = t.dtype();
-    if (d.solve_slot >= 0 && !f.slots[static_cast<std::size_t>(d.solve_slot)].known()) {
+    const Val* solved = d.solve_slot >= 0 ? &f.slots[static_cast<std::size_t>(d.solve_slot)] : nullptr;
+    if (solved != nullptr && solved->known() && solved->d == actual) return true;
+    if (solved != nullptr && !solved->known()) {
       const SlotDecl& s = plan.slots_[static_cast<std::size_t>(d.solve_slot)];
       if (std::find(s.dtypes.begin(), s.dtypes.end(), actual) == s.dtypes.end()) {
         throw TypeError(plan.message(plan.tensor_label(id) + " dtype " + std::string(dtype_name(actual)) +
@@ -106,6 +108,9 @@ struct Unifier {
         std::int64_t len = 1;
         if (item.form == AxisItem::Form::Star && f.slots[static_cast<std::size_t>(item.star_slot)].known()) {
           len = static_cast<std::int64_t>(f.slots[static_cast<std::size_t>(item.star_slot)].list.size());
+        } else if (item.form == AxisItem::Form::StarExpr && item.expr.root.op == expr::NodeOp::Slot) {
+          const Val& v = f.slots[static_cast<std::size_t>(item.expr.root.index)];  // `*p`: no evaluation
+          len = v.known() ? static_cast<std::int64_t>(v.list.size()) : -1;
         } else if (item.form == AxisItem::Form::StarExpr && all_known(item.expr, f)) {
           const Val* ref = expr::slot_ref(item.expr.root, f.env());
           len = static_cast<std::int64_t>(ref != nullptr ? ref->list.size() : expr::evaluate(item.expr.root, f.env()).list.size());
