@@ -96,7 +96,7 @@ struct Unifier {
   bool shape(std::uint64_t& pending) const {
     const auto rank = static_cast<std::int64_t>(t.shape().size());
     const std::size_t n = term.items.size();
-    std::int64_t length[64];  // per item; -1: a star whose length is not known yet
+    std::int64_t length[64];  // per item (a term has at most 64); -1: a star whose length is not known yet
     std::int64_t known_total = 0;
     int unknown_stars = 0;
     if (static_cast<std::size_t>(term.fixed_axes) == n) {
