@@ -1,5 +1,7 @@
 #include "signature/call_memo.hpp"
 
+#include <memory>
+
 namespace tileops::detail {
 
 TensorFacts::TensorFacts(const Tensor& x) : defined(x.defined()) {

@@ -60,12 +60,14 @@ class CallMemo {
   // The entry of a call with the tensor facts of `args` (whose input count `plan` checked),
   // or nullptr. Takes no lock.
   const Entry* find(const CompiledPlan& plan, const CallArgs& args) const {
-    const bool out_contiguous = plan.out_output_ >= 0 && plan.tensors_[static_cast<std::size_t>(plan.output_tensor(plan.out_output_))].contiguous;
+    const bool out_contiguous =
+        plan.out_output_ >= 0 && plan.tensors_[static_cast<std::size_t>(plan.output_tensor(plan.out_output_))].contiguous;
     for (const Entry* e = head_.load(std::memory_order_acquire); e != nullptr; e = e->next) {
       if (!e->out.matches(args.out, out_contiguous)) continue;
       bool all = true;
       for (int i = 0; i < plan.n_inputs_ && all; ++i) {
-        all = e->inputs[static_cast<std::size_t>(i)].matches(args.inputs[static_cast<std::size_t>(i)], plan.input(i).contiguous);
+        const auto k = static_cast<std::size_t>(i);
+        all = e->inputs[k].matches(args.inputs[k], plan.input(i).contiguous);
       }
       if (all) return e;
     }
@@ -79,7 +81,7 @@ class CallMemo {
  private:
   std::atomic<const Entry*> head_{nullptr};
   std::mutex mutex_;  // serialises remember
-  std::atomic<int> size_{0};  // read without the mutex: a full memo costs a miss no lock
+  std::atomic<int> size_{0};  // also read before taking the mutex: a miss on a full memo takes no lock
 };
 
 }  // namespace tileops::detail
