@@ -22,8 +22,8 @@ struct DeviceTypeTable {
   std::atomic<std::size_t> count{0};
 
   DeviceTypeTable() {
-    add("cpu");
-    add("meta");
+    add("cpu");   // id 0: DeviceType::cpu()
+    add("meta");  // id 1: DeviceType::meta()
   }
 
   std::uint16_t add(std::string_view name) {
@@ -77,9 +77,6 @@ std::optional<DeviceType> DeviceType::find(std::string_view name) {
   if (auto id = table().lookup(name)) return DeviceType(*id);
   return std::nullopt;
 }
-
-DeviceType DeviceType::cpu() { return DeviceType(0); }
-DeviceType DeviceType::meta() { return DeviceType(1); }
 
 std::string_view DeviceType::name() const { return *table().names[id_]; }
 

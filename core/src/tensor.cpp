@@ -10,20 +10,7 @@
 
 namespace tileops {
 
-struct Tensor::Impl {
-  std::shared_ptr<Storage> storage;
-  Shape shape;
-  Strides strides;
-  std::int64_t offset = 0;
-  DType dtype = DType::float32;
-  Device device = Device::cpu();
-};
-
 namespace {
-
-void require_defined(const void* impl, const char* what) {
-  if (impl == nullptr) throw RuntimeError(std::string("Tensor::") + what + " called on an undefined tensor");
-}
 
 void require_host(const Tensor& t, const char* what) {
   if (t.device().is_meta()) {
@@ -222,18 +209,9 @@ Tensor Tensor::from_doubles(std::span<const double> values, ShapeView shape, DTy
   return t;
 }
 
-const Tensor::Impl& Tensor::impl() const {
-  require_defined(impl_.get(), "access");
-  return *impl_;
-}
+void Tensor::throw_undefined() { throw RuntimeError("Tensor::access called on an undefined tensor"); }
 
-const Shape& Tensor::shape() const { return impl().shape; }
-const Strides& Tensor::strides() const { return impl().strides; }
-std::int64_t Tensor::offset() const { return impl().offset; }
-DType Tensor::dtype() const { return impl().dtype; }
-const Device& Tensor::device() const { return impl().device; }
 const std::shared_ptr<Storage>& Tensor::storage() const { return impl().storage; }
-std::int64_t Tensor::numel() const { return shape_numel(impl().shape); }
 
 std::int64_t Tensor::size(std::int64_t axis) const {
   const Impl& i = impl();
@@ -245,18 +223,6 @@ void* Tensor::data_ptr() const {
   const Impl& i = impl();
   if (!i.storage || i.storage->data() == nullptr) return nullptr;
   return static_cast<std::byte*>(i.storage->data()) + i.offset * static_cast<std::int64_t>(dtype_size(i.dtype));
-}
-
-bool Tensor::is_contiguous() const {
-  const Impl& i = impl();
-  std::int64_t expected = 1;
-  for (std::size_t d = i.shape.size(); d-- > 0;) {
-    if (i.shape[d] == 1) continue;
-    if (i.shape[d] == 0) return true;
-    if (i.strides[d] != expected) return false;
-    expected *= i.shape[d];
-  }
-  return true;
 }
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
@@ -405,18 +371,6 @@ void Tensor::copy_from(const Tensor& src) const {
     device_runtime(device().type()).copy_from_host(dev.data(), host_dst.storage()->data(), dev.nbytes(),
                                                    device().index());
   }
-}
-
-bool Tensor::shares_storage_with(const Tensor& other) const {
-  if (!defined() || !other.defined()) return false;
-  const auto& a = impl().storage;
-  const auto& b = other.impl().storage;
-  if (!a || !b || a->data() == nullptr || b->data() == nullptr) return false;
-  if (a == b) return numel() > 0 && other.numel() > 0;
-  if (a->device() != b->device()) return false;
-  const auto* a0 = static_cast<const std::byte*>(a->data());
-  const auto* b0 = static_cast<const std::byte*>(b->data());
-  return a0 < b0 + b->nbytes() && b0 < a0 + a->nbytes();
 }
 
 std::string Tensor::str() const {

@@ -14,26 +14,27 @@ struct Overloaded : F... {
 template <class... F>
 Overloaded(F...) -> Overloaded<F...>;
 
+// Formats any alternative of a Value or an IndexValue.
+const auto kValueStr = Overloaded{
+    [](std::monostate) -> std::string { return "None"; },
+    [](bool b) -> std::string { return b ? "true" : "false"; },
+    [](std::int64_t i) { return std::to_string(i); },
+    [](double d) {
+      std::ostringstream os;
+      os << d;
+      return os.str();
+    },
+    [](const std::string& s) { return "'" + s + "'"; },
+    [](DType d) { return std::string(dtype_name(d)); },
+    [](ShapeView v) { return shape_str(v); },
+    [](const Device& d) { return d.str(); },
+    [](const Tensor& t) { return t.str(); },
+};
+
 }  // namespace
 
-std::string value_str(const Value& value) {
-  return std::visit(Overloaded{
-                        [](std::monostate) -> std::string { return "None"; },
-                        [](bool b) -> std::string { return b ? "true" : "false"; },
-                        [](std::int64_t i) { return std::to_string(i); },
-                        [](double d) {
-                          std::ostringstream os;
-                          os << d;
-                          return os.str();
-                        },
-                        [](const std::string& s) { return "'" + s + "'"; },
-                        [](DType d) { return std::string(dtype_name(d)); },
-                        [](const std::vector<std::int64_t>& v) { return shape_str(v); },
-                        [](const Device& d) { return d.str(); },
-                        [](const Tensor& t) { return t.str(); },
-                    },
-                    value);
-}
+std::string value_str(const Value& value) { return std::visit(kValueStr, value); }
+std::string value_str(const IndexValue& value) { return std::visit(kValueStr, value); }
 
 std::string_view value_kind(const Value& value) {
   static constexpr std::string_view kNames[] = {"None", "bool",      "int",    "float", "str",

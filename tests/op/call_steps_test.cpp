@@ -131,7 +131,7 @@ TEST_CASE("Table 3 step 7: the record keeps shapes, dtypes, indices and becomes 
   REQUIRE(rec->tensor("bias") != nullptr);
   CHECK(rec->tensor("x")->dtype == DType::float32);
   REQUIRE(rec->index("S") != nullptr);
-  CHECK(*rec->index("S") == Value(std::vector<std::int64_t>{3}));
+  CHECK(*rec->index("S") == IndexValue(Shape{3}));
   CHECK(op.eval_roofline().flops == 3);
   op(ramp(5));
   CHECK(op.last_call() != rec);

@@ -22,8 +22,9 @@ class TILEOPS_API DeviceType {
   // The type named `name` if it was interned before; nullopt otherwise.
   static std::optional<DeviceType> find(std::string_view name);
 
-  static DeviceType cpu();
-  static DeviceType meta();
+  // The two types every process has, interned first (inline: the call path tests for them).
+  static DeviceType cpu() { return DeviceType(0); }
+  static DeviceType meta() { return DeviceType(1); }
 
   std::string_view name() const;
   std::uint16_t id() const { return id_; }

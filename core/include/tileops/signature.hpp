@@ -39,7 +39,7 @@ struct TensorTraffic {
 // A solved signature index (forall indices, parameters in index positions, let entries).
 struct IndexRecord {
   std::string_view name;
-  Value value;
+  IndexValue value;
 };
 
 class SignatureCall;
@@ -66,7 +66,7 @@ class TILEOPS_API SignatureCall {
   std::vector<StageRecord> stages;
 
   // The value of index `name`, or nullptr.
-  const Value* index(std::string_view name) const;
+  const IndexValue* index(std::string_view name) const;
   // The record of tensor `name`, or nullptr when it is absent from this call.
   const TensorRecord* tensor(std::string_view name) const;
   // The calls filed under `stage` (empty when none).

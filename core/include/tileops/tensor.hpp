@@ -2,6 +2,7 @@
 // and a device.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -67,6 +68,7 @@ class TILEOPS_API Tensor {
   bool defined() const { return impl_ != nullptr; }
   explicit operator bool() const { return defined(); }
 
+  // The accessors throw RuntimeError on an undefined tensor.
   const Shape& shape() const;
   const Strides& strides() const;
   std::int64_t dim() const { return static_cast<std::int64_t>(shape().size()); }
@@ -137,8 +139,55 @@ class TILEOPS_API Tensor {
   struct Impl;
   explicit Tensor(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
   const Impl& impl() const;
+  [[noreturn]] static void throw_undefined();
   std::shared_ptr<Impl> impl_;
 };
+
+// Defined here so that the accessors and checks every op call uses inline.
+struct Tensor::Impl {
+  std::shared_ptr<Storage> storage;
+  Shape shape;
+  Strides strides;
+  std::int64_t offset = 0;
+  DType dtype = DType::float32;
+  Device device = Device::cpu();
+};
+
+inline const Tensor::Impl& Tensor::impl() const {
+  if (impl_ == nullptr) throw_undefined();
+  return *impl_;
+}
+
+inline const Shape& Tensor::shape() const { return impl().shape; }
+inline const Strides& Tensor::strides() const { return impl().strides; }
+inline std::int64_t Tensor::offset() const { return impl().offset; }
+inline DType Tensor::dtype() const { return impl().dtype; }
+inline const Device& Tensor::device() const { return impl().device; }
+inline std::int64_t Tensor::numel() const { return shape_numel(impl().shape); }
+
+inline bool Tensor::is_contiguous() const {
+  const Impl& i = impl();
+  std::int64_t expected = 1;
+  for (std::size_t d = i.shape.size(); d-- > 0;) {
+    if (i.shape[d] == 1) continue;
+    if (i.shape[d] == 0) return true;
+    if (i.strides[d] != expected) return false;
+    expected *= i.shape[d];
+  }
+  return true;
+}
+
+inline bool Tensor::shares_storage_with(const Tensor& other) const {
+  if (!defined() || !other.defined()) return false;
+  const auto& a = impl().storage;
+  const auto& b = other.impl().storage;
+  if (!a || !b || a->data() == nullptr || b->data() == nullptr) return false;
+  if (a == b) return numel() > 0 && other.numel() > 0;
+  if (a->device() != b->device()) return false;
+  const auto* a0 = static_cast<const std::byte*>(a->data());
+  const auto* b0 = static_cast<const std::byte*>(b->data());
+  return a0 < b0 + b->nbytes() && b0 < a0 + a->nbytes();
+}
 
 // A description of a tensor, never the tensor: what target builders receive.
 struct TILEOPS_API TensorSpec {

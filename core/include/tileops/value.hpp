@@ -12,6 +12,7 @@
 #include "tileops/device.hpp"
 #include "tileops/dtype.hpp"
 #include "tileops/export.hpp"
+#include "tileops/shape.hpp"
 #include "tileops/tensor.hpp"
 
 namespace tileops {
@@ -22,8 +23,13 @@ namespace tileops {
 using Value = std::variant<std::monostate, bool, std::int64_t, double, std::string, DType,
                            std::vector<std::int64_t>, Device, Tensor>;
 
+// A solved index as a call record keeps it (IndexRecord): a Value that is never a tensor and
+// whose integer list lives inline up to rank 6, so that recording a call allocates nothing.
+using IndexValue = std::variant<std::monostate, bool, std::int64_t, double, std::string, DType, Shape, Device>;
+
 // "None", "true", "3", "1e-05", "'silu'", "float16", "[2, 3]", "cuda:0", "Tensor(...)".
 TILEOPS_API std::string value_str(const Value& value);
+TILEOPS_API std::string value_str(const IndexValue& value);
 // The kind's name for messages: "None", "bool", "int", "float", "str", "dtype", "list[int]",
 // "device", "tensor".
 TILEOPS_API std::string_view value_kind(const Value& value);

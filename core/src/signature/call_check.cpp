@@ -3,6 +3,7 @@
 // effects of the call and its record.
 #include <algorithm>
 
+#include "signature/call_memo.hpp"
 #include "signature/compiled_plan.hpp"
 #include "signature/rules.hpp"
 #include "signature/unify.hpp"
@@ -14,23 +15,22 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
     throw TypeError(message("takes " + std::to_string(n_inputs_) + " input tensor slot(s), got " +
                             std::to_string(args.inputs.size())));
   }
-  Frame& f = call_frame();
-  for (std::size_t s = 0; s < slots_.size(); ++s) {
-    if (st.slot_source[s] == -2) continue;
-    expr::assign_from_value(f.slots[s], st.slots[s]);
-    f.source[s] = st.slot_source[s];
-  }
-  for (std::size_t k = 0; k < params_.size(); ++k) {
-    if (params_[k].is_tensor) {
-      f.present[static_cast<std::size_t>(params_[k].tensor)] = std::holds_alternative<Tensor>(st.params.items()[k].second);
+  if (st.memo) {
+    if (const CallMemo::Entry* e = st.memo->find(*this, args)) {
+      e->replay(check, record);
+      return;
     }
   }
+  Frame& f = call_frame(st);
 
   // 1. Presence.
-  for (int i = 0; i < n_inputs_; ++i) f.present[static_cast<std::size_t>(i)] = args.inputs[static_cast<std::size_t>(i)].defined();
+  const Tensor* inputs = args.inputs.data();
+  for (int i = 0; i < n_inputs_; ++i) f.present[static_cast<std::size_t>(i)] = inputs[i].defined();
+  boost::container::small_vector<std::pair<int, const Tensor*>, 6> given;
   for (int i = 0; i < n_inputs_; ++i) {
     const TensorDecl& t = input(i);
-    const bool passed = f.present[static_cast<std::size_t>(i)] != 0;
+    const bool passed = inputs[i].defined();
+    if (passed) given.emplace_back(i, &inputs[i]);
     if (t.optional_expr) {
       const bool want = expr::evaluate_bool(t.optional_expr->root, f.env());
       if (want != passed) {
@@ -52,10 +52,6 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   select_branches(f);
 
   // 4. Unification, then the remaining refinements.
-  boost::container::small_vector<std::pair<int, const Tensor*>, 6> given;
-  for (int i = 0; i < n_inputs_; ++i) {
-    if (f.present[static_cast<std::size_t>(i)]) given.emplace_back(i, &args.inputs[static_cast<std::size_t>(i)]);
-  }
   unify_tensors(*this, {given.data(), given.size()}, f);
   compute_lets(f);
   if (!dtype_combos_.empty()) check_dtype_combos(f);
@@ -64,29 +60,27 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   }
 
   // Output types.
-  check.outputs.resize(static_cast<std::size_t>(n_outputs_));
+  check.outputs.clear();
   for (int o = 0; o < n_outputs_; ++o) {
     const int id = output_tensor(o);
     const TensorDecl& t = tensors_[static_cast<std::size_t>(id)];
-    OutputPlan& out = check.outputs[static_cast<std::size_t>(o)];
-    out.alias_input = -1;
-    out.shape.clear();
+    OutputPlan& out = check.outputs.emplace_back();
     out.present = !t.nullable || expr::evaluate_bool(t.nullable->root, f.env());
     f.present[static_cast<std::size_t>(id)] = out.present;
     out.is_out_buffer = t.buffer_out && has_out;
-    if (!out.present) continue;
-    infer_output(t, f, out);
+    if (out.present) infer_output(t, f, out);
   }
 
   // The call device, and every tensor on it.
-  check.device = call_device(args, st, f);
+  bool accelerator_device = false;
+  check.device = call_device(args, st, f, accelerator_device);
   check_devices(args, check.device);
 
-  check.contiguous.resize(static_cast<std::size_t>(n_inputs_));
+  check.contiguous.clear();
   for (int i = 0; i < n_inputs_; ++i) {
     const TensorDecl& t = input(i);
-    check.contiguous[static_cast<std::size_t>(i)] = t.contiguous;
-    const Tensor& x = args.inputs[static_cast<std::size_t>(i)];
+    check.contiguous.push_back(t.contiguous);
+    const Tensor& x = inputs[i];
     if (t.contiguous && x.defined() && !x.is_contiguous()) {
       throw ValueError(message("input '" + t.name + "' must be contiguous (declared contiguous: true), but has strides " +
                                shape_str(x.strides()) + " for shape " + shape_str(x.shape())));
@@ -97,23 +91,21 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   if (has_out) check_out(args.out, check);
 
   // Effects.
-  check.written.resize(static_cast<std::size_t>(n_inputs_));
+  check.written.clear();
   std::uint64_t effect = 0;
-  for (int i = 0; i < n_inputs_; ++i) {
-    const TensorDecl& t = input(i);
-    const bool written = f.present[static_cast<std::size_t>(i)] &&
-                         (t.mutated || (t.mutated_expr && expr::evaluate_bool(t.mutated_expr->root, f.env())));
-    check.written[static_cast<std::size_t>(i)] = written;
-    if (written) effect |= std::uint64_t{1} << i;
-  }
-  if (has_out) effect |= std::uint64_t{1} << n_inputs_;
   bool any_written = false;
   bool all_empty = true;
   for (int i = 0; i < n_inputs_; ++i) {
-    if (!check.written[static_cast<std::size_t>(i)]) continue;
+    const TensorDecl& t = input(i);
+    const bool written = inputs[i].defined() &&
+                         (t.mutated || (t.mutated_expr && expr::evaluate_bool(t.mutated_expr->root, f.env())));
+    check.written.push_back(written);
+    if (!written) continue;
+    effect |= std::uint64_t{1} << i;
     any_written = true;
-    all_empty = all_empty && args.inputs[static_cast<std::size_t>(i)].numel() == 0;
+    all_empty = all_empty && inputs[i].numel() == 0;
   }
+  if (has_out) effect |= std::uint64_t{1} << n_inputs_;
   for (int o = 0; o < n_outputs_; ++o) {
     OutputPlan& out = check.outputs[static_cast<std::size_t>(o)];
     const TensorDecl& t = tensors_[static_cast<std::size_t>(output_tensor(o))];
@@ -135,6 +127,7 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   }
 
   fill_record(args, st, check, f, record);
+  if (st.memo && !accelerator_device) st.memo->remember(args, check, record);
 }
 
 void CompiledPlan::check_dtype_combos(const Frame& f) const {

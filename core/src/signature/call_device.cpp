@@ -4,7 +4,9 @@
 
 namespace tileops::detail {
 
-std::optional<Device> CompiledPlan::call_device(const CallArgs& args, const ConstructionState& st, const Frame& f) const {
+std::optional<Device> CompiledPlan::call_device(const CallArgs& args, const ConstructionState& st, const Frame& f,
+                                                bool& accelerator) const {
+  accelerator = false;
   for (const Tensor& x : args.inputs) {
     if (x.defined() && x.device().is_meta()) return Device::meta();
   }
@@ -24,6 +26,7 @@ std::optional<Device> CompiledPlan::call_device(const CallArgs& args, const Cons
     const Value& v = st.params.items()[k].second;
     if (std::holds_alternative<Tensor>(v)) return std::get<Tensor>(v).device();
   }
+  accelerator = true;
   return accelerator_current_device();
 }
 

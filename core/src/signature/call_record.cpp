@@ -5,16 +5,9 @@ namespace tileops::detail {
 namespace {
 
 // Records tensor `name` and its traffic.
-void add_tensor(SignatureCall& record, std::string_view name, ShapeView shape, DType dtype, int reads, int writes) {
-  TensorRecord& r = record.tensors.emplace_back();
-  r.name = name;
-  r.shape.assign(shape.begin(), shape.end());
-  r.dtype = dtype;
-  TensorTraffic& t = record.traffic.emplace_back();
-  t.name = name;
-  t.reads = reads;
-  t.writes = writes;
-  t.bytes = shape_numel(shape) * dtype_bits(dtype) / 8;
+inline void add_tensor(SignatureCall& record, std::string_view name, const Shape& shape, DType dtype, int reads, int writes) {
+  record.tensors.emplace_back(name, shape, dtype);
+  record.traffic.emplace_back(name, reads, writes, shape_numel(shape) * dtype_bits(dtype) / 8);
 }
 
 }  // namespace
@@ -23,12 +16,13 @@ void CompiledPlan::fill_record(const CallArgs& args, const ConstructionState& st
                                SignatureCall& record) const {
   record.op = spec_.name;
   record.indices.clear();
+  const Val* values = f.slots.data();
   for (std::size_t s = 0; s < slots_.size(); ++s) {
-    if (!f.slots[s].known()) continue;
-    if (slots_[s].source == SlotDecl::Source::Param) {
-      record.indices.emplace_back(IndexRecord{slots_[s].name, st.slots[s]});
+    if (!values[s].known()) continue;
+    if (st.slot_source[s] != -2) {
+      record.indices.emplace_back(slots_[s].name, st.slots[s]);  // known at construction: converted there
     } else {
-      record.indices.emplace_back(IndexRecord{slots_[s].name, expr::value_from_val(f.slots[s])});
+      record.indices.emplace_back(slots_[s].name, expr::AsIndexValue{values[s]});
     }
   }
   std::size_t key = 0;
@@ -47,25 +41,23 @@ void CompiledPlan::fill_record(const CallArgs& args, const ConstructionState& st
     add_tensor(record, t.name, x.shape(), x.dtype(), t.write_only ? 0 : 1, written ? 1 : 0);
     if (written) record.written.push_back(t.name);
   }
-  for (std::size_t k = 0; k < params_.size(); ++k) {
-    const ParamInfo& p = params_[k];
-    const Value& v = st.params.items()[k].second;
-    if (!p.is_tensor || !std::holds_alternative<Tensor>(v)) continue;
-    const Tensor& x = std::get<Tensor>(v);
-    const TensorDecl& t = tensors_[static_cast<std::size_t>(p.tensor)];
-    add_tensor(record, t.name, x.shape(), x.dtype(), 1, 0);
+  if (n_construction_ > 0) {
+    for (std::size_t k = 0; k < params_.size(); ++k) {
+      const ParamInfo& p = params_[k];
+      const Value& v = st.params.items()[k].second;
+      if (!p.is_tensor || !std::holds_alternative<Tensor>(v)) continue;
+      const Tensor& x = std::get<Tensor>(v);
+      add_tensor(record, tensors_[static_cast<std::size_t>(p.tensor)].name, x.shape(), x.dtype(), 1, 0);
+    }
   }
   for (int o = 0; o < n_outputs_; ++o) {
     const OutputPlan& out = check.outputs[static_cast<std::size_t>(o)];
     if (!out.present) continue;
-    const TensorDecl& t = tensors_[static_cast<std::size_t>(output_tensor(o))];
+    const std::string& name = tensors_[static_cast<std::size_t>(output_tensor(o))].name;
     if (out.alias_input < 0) {
-      add_tensor(record, t.name, out.shape, out.dtype, 0, 1);
+      add_tensor(record, name, out.shape, out.dtype, 0, 1);
     } else {
-      TensorRecord& r = record.tensors.emplace_back();
-      r.name = t.name;
-      r.shape.assign(out.shape.begin(), out.shape.end());
-      r.dtype = out.dtype;
+      record.tensors.emplace_back(name, out.shape, out.dtype);
     }
   }
 }

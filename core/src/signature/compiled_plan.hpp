@@ -201,12 +201,17 @@ class CompiledPlan final : public SignaturePlan {
   int construction_tensor(int k) const { return n_inputs_ + k; }
   const TensorDecl& input(int i) const { return tensors_[static_cast<std::size_t>(i)]; }
   // The term a tensor's shape takes for the frame's subject values, or nullptr (no case).
-  const ShapeTerm* term(const TensorDecl& t, const Frame& f) const;
+  const ShapeTerm* term(const TensorDecl& t, const Frame& f) const {
+    return t.shape.subjects.empty() ? &t.shape.terms.front() : branch_term(t, f);
+  }
+  // term() of a shape that is a type family application.
+  const ShapeTerm* branch_term(const TensorDecl& t, const Frame& f) const;
   // Sizes a new, empty frame for this plan.
   void init_frame(Frame& f) const;
-  // The calling thread's frame for check_call, emptied for this plan. Reusing it keeps the call
-  // path free of per-call construction of slot storage.
-  Frame& call_frame() const;
+  // The calling thread's frame for check_call, set to what construction state `st` knows (its
+  // slots and construction tensors; nothing of the call). Reusing it keeps the call path free
+  // of per-call construction of slot storage.
+  Frame& call_frame(const ConstructionState& st) const;
   // Evaluates the match subjects (all their inputs are known; at construction, those that read
   // no call-time tensor); throws ValueError for a value outside a subject's domain.
   void select_branches(Frame& f, bool construction = false) const;
@@ -217,7 +222,9 @@ class CompiledPlan final : public SignaturePlan {
   // Parts of check_call (call_check.cpp, call_device.cpp, call_record.cpp).
   void check_dtype_combos(const Frame& f) const;
   void infer_output(const TensorDecl& t, Frame& f, OutputPlan& out) const;
-  std::optional<Device> call_device(const CallArgs& args, const ConstructionState& st, const Frame& f) const;
+  // `accelerator`: set when the accelerator's current device decided it.
+  std::optional<Device> call_device(const CallArgs& args, const ConstructionState& st, const Frame& f,
+                                    bool& accelerator) const;
   void check_devices(const CallArgs& args, const std::optional<Device>& device) const;
   void check_out(const Tensor& out, const CallCheck& check) const;
   void fill_record(const CallArgs& args, const ConstructionState& st, const CallCheck& check, const Frame& f,

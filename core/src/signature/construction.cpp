@@ -2,6 +2,7 @@
 // parameters alone decide.
 #include <algorithm>
 
+#include "signature/call_memo.hpp"
 #include "signature/compiled_plan.hpp"
 #include "signature/rules.hpp"
 #include "signature/unify.hpp"
@@ -100,11 +101,12 @@ ConstructionState CompiledPlan::check_construction(const ParamMap& given) const 
     }
   }
 
+  st.memo = std::make_shared<CallMemo>();
   st.slots.reserve(slots_.size());
   st.slot_source.reserve(slots_.size());
   for (std::size_t s = 0; s < slots_.size(); ++s) {
     const Val& v = f.slots[s];
-    st.slots.push_back(expr::value_from_val(v));
+    st.slots.push_back(expr::AsIndexValue{v});
     st.slot_source.push_back(v.known() ? f.source[s] : std::int16_t{-2});
     if (slots_[s].source != SlotDecl::Source::Param && v.known()) {
       st.indices.push_back({slots_[s].name, st.slots.back()});

@@ -33,44 +33,45 @@ void CompiledPlan::check_result(const CallCheck& check, const CallArgs& args, co
     const OutputPlan& p = check.outputs[static_cast<std::size_t>(o)];
     const TensorDecl& t = tensors_[static_cast<std::size_t>(output_tensor(o))];
     const Tensor& x = outputs[static_cast<std::size_t>(o)];
-    const std::string what = "output '" + t.name + "'";
+    const auto what = [&t] { return "output '" + t.name + "'"; };
     if (!p.present) {
       if (x.defined()) {
-        throw RuntimeError(message(what + " must be None on this call ('" + t.nullable->source +
+        throw RuntimeError(message(what() + " must be None on this call ('" + t.nullable->source +
                                    "' is false), but a tensor was returned"));
       }
       continue;
     }
-    if (!x.defined()) throw RuntimeError(message(what + " is None, but the signature returns it on this call"));
+    if (!x.defined()) throw RuntimeError(message(what() + " is None, but the signature returns it on this call"));
     if (p.alias_input >= 0) {
       if (!x.is_same(args.inputs[static_cast<std::size_t>(p.alias_input)])) {
-        throw RuntimeError(message(what + " must be input '" + input(p.alias_input).name +
+        throw RuntimeError(message(what() + " must be input '" + input(p.alias_input).name +
                                    "' itself (alias; the call writes that input), but another tensor was returned"));
       }
       continue;
     }
     if (p.is_out_buffer) {
-      if (!x.is_same(args.out)) throw RuntimeError(message(what + " must be the 'out' buffer itself, but another tensor was returned"));
+      if (!x.is_same(args.out)) throw RuntimeError(message(what() + " must be the 'out' buffer itself, but another tensor was returned"));
       continue;
     }
-    if (!(ShapeView(x.shape()).size() == p.shape.size() && std::equal(p.shape.begin(), p.shape.end(), x.shape().begin()))) {
-      throw RuntimeError(message(what + " has shape " + shape_str(x.shape()) + ", but the signature gives " + t.shape.text +
+    const Shape& shape = x.shape();
+    if (shape.size() != p.shape.size() || !std::equal(p.shape.begin(), p.shape.end(), shape.begin())) {
+      throw RuntimeError(message(what() + " has shape " + shape_str(shape) + ", but the signature gives " + t.shape.text +
                                  " = " + shape_str(p.shape)));
     }
     if (x.dtype() != p.dtype) {
-      throw RuntimeError(message(what + " has dtype " + std::string(dtype_name(x.dtype())) + ", but the signature gives " +
+      throw RuntimeError(message(what() + " has dtype " + std::string(dtype_name(x.dtype())) + ", but the signature gives " +
                                  t.dtype.text + " = " + std::string(dtype_name(p.dtype))));
     }
     if (check.device && !(x.device() == *check.device)) {
-      throw RuntimeError(message(what + " is on " + x.device().str() + ", but the call device is " + check.device->str()));
+      throw RuntimeError(message(what() + " is on " + x.device().str() + ", but the call device is " + check.device->str()));
     }
     if (!x.is_contiguous()) {
-      throw RuntimeError(message(what + " is not contiguous (strides " + shape_str(x.strides()) +
+      throw RuntimeError(message(what() + " is not contiguous (strides " + shape_str(x.strides()) +
                                  "); a new output is always contiguous"));
     }
     for (int i = 0; i < n_inputs_; ++i) {
       if (x.shares_storage_with(args.inputs[static_cast<std::size_t>(i)])) {
-        throw RuntimeError(message(what + " shares storage with input '" + input(i).name +
+        throw RuntimeError(message(what() + " shares storage with input '" + input(i).name +
                                    "'; only alias and out outputs may"));
       }
     }

@@ -11,8 +11,7 @@ int CompiledPlan::input_index(std::string_view name) const {
   return -1;
 }
 
-const ShapeTerm* CompiledPlan::term(const TensorDecl& t, const Frame& f) const {
-  if (t.shape.subjects.empty()) return &t.shape.terms.front();
+const ShapeTerm* CompiledPlan::branch_term(const TensorDecl& t, const Frame& f) const {
   std::size_t index = 0;
   for (int s : t.shape.subjects) {
     index = index * subjects_[static_cast<std::size_t>(s)].domain.size() + f.subject[static_cast<std::size_t>(s)];
@@ -29,24 +28,49 @@ void CompiledPlan::init_frame(Frame& f) const {
   f.subject.resize(subjects_.size(), 0);
 }
 
-Frame& CompiledPlan::call_frame() const {
-  thread_local Frame storage;
-  Frame& frame = storage;
-  if (frame.slots.size() < slots_.size()) {
-    frame.slots.resize(slots_.size());
-    frame.source.resize(slots_.size());
-  }
-  if (frame.present.size() < tensors_.size()) {
-    frame.present.resize(tensors_.size());
-    frame.bytes.resize(tensors_.size());
-  }
-  if (frame.subject.size() < subjects_.size()) frame.subject.resize(subjects_.size());
-  for (std::size_t s = 0; s < slots_.size(); ++s) {
-    frame.slots[s].tag = Val::Tag::unset;
-    frame.source[s] = -1;
-  }
-  std::fill_n(frame.present.begin(), tensors_.size(), std::uint8_t{0});
+namespace {
+
+// Out of line so that the frame's address is computed once per call: inlined, the compiler
+// recomputes the thread-local address (a __tls_get_addr call) at every use.
+[[gnu::noinline]] Frame& thread_frame() {
+  thread_local Frame frame;
   return frame;
+}
+
+}  // namespace
+
+Frame& CompiledPlan::call_frame(const ConstructionState& st) const {
+  Frame& f = thread_frame();
+  const std::size_t n_slots = slots_.size();
+  if (f.slots.size() < n_slots) {
+    f.slots.resize(n_slots);
+    f.source.resize(n_slots);
+  }
+  if (f.present.size() < tensors_.size()) {
+    f.present.resize(tensors_.size());
+    f.bytes.resize(tensors_.size());
+  }
+  if (f.subject.size() < subjects_.size()) f.subject.resize(subjects_.size());
+  Val* slots = f.slots.data();
+  std::int16_t* source = f.source.data();
+  for (std::size_t s = 0; s < n_slots; ++s) {
+    const std::int16_t known = st.slot_source[s];
+    if (known == -2) {
+      slots[s].tag = Val::Tag::unset;
+      source[s] = -1;
+    } else {
+      expr::assign_from_index_value(slots[s], st.slots[s]);
+      source[s] = known;
+    }
+  }
+  std::fill_n(f.present.data(), tensors_.size(), std::uint8_t{0});
+  if (n_construction_ == 0) return f;
+  for (std::size_t k = 0; k < params_.size(); ++k) {
+    if (params_[k].is_tensor) {
+      f.present[static_cast<std::size_t>(params_[k].tensor)] = std::holds_alternative<Tensor>(st.params.items()[k].second);
+    }
+  }
+  return f;
 }
 
 void CompiledPlan::select_branches(Frame& f, bool construction) const {

@@ -11,7 +11,7 @@ RooflineFigures CompiledPlan::eval_roofline(const SignatureCall& record) const {
   init_frame(f);
   for (const IndexRecord& r : record.indices) {
     for (std::size_t s = 0; s < slots_.size(); ++s) {
-      if (slots_[s].name == r.name) f.slots[s] = expr::val_from_value(r.value);
+      if (slots_[s].name == r.name) expr::assign_from_index_value(f.slots[s], r.value);
     }
   }
   for (std::size_t id = 0; id < tensors_.size(); ++id) {

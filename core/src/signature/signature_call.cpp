@@ -2,7 +2,7 @@
 
 namespace tileops {
 
-const Value* SignatureCall::index(std::string_view name) const {
+const IndexValue* SignatureCall::index(std::string_view name) const {
   for (const IndexRecord& r : indices) {
     if (r.name == name) return &r.value;
   }

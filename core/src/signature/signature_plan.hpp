@@ -21,14 +21,18 @@
 namespace tileops {
 
 class OpSpec;  // the parsed manifest entry (see manifest/op_spec.hpp)
+namespace detail {
+class CallMemo;
+}
 
 // What construction settles for one instance: every manifest parameter's final value (given
 // or default, in signature order) and the indices construction can already solve.
 struct ConstructionState {
   ParamMap params;                       // all manifest params, signature order, defaults filled
   std::vector<IndexRecord> indices;      // `_construction_indices`
-  std::vector<Value> slots;              // the plan's own pre-evaluated slots (opaque to callers)
+  std::vector<IndexValue> slots;         // the plan's own pre-evaluated slots (opaque to callers)
   std::vector<std::int16_t> slot_source; // per slot: -2 not known yet, -1 given, >= 0 the tensor that solved it
+  std::shared_ptr<detail::CallMemo> memo;  // the plan's successful call checks under this state
 };
 
 // The facts one call check establishes, beyond the record.
@@ -125,7 +129,10 @@ class TILEOPS_API SignaturePlan {
   // not unify, failed refinement, non-contiguous where declared, bad `out`), e.g.
   // "RMSNormFwdOp: input 'weight' shape [4095] does not match [*normalized_shape] = [4096]".
   // Allocates nothing beyond the record's and check's own storage (the working frame is the
-  // calling thread's, reused across calls). The record's names and branch_key view the plan.
+  // calling thread's, reused across calls), except to remember the first few successful checks
+  // of each state: a later call whose tensors have the same presence, dtypes, shapes, devices
+  // and contiguity replays the remembered check and record. The record's names and
+  // branch_key view the plan.
   virtual void check_call(const ConstructionState& state, const CallArgs& args, CallCheck& check,
                           SignatureCall& record) const = 0;
 

@@ -65,7 +65,9 @@ struct Unifier {
   bool dtype() const {
     const DTypeDecl& d = decl.dtype;
     const DType actual = t.dtype();
-    if (d.solve_slot >= 0 && !f.slots[static_cast<std::size_t>(d.solve_slot)].known()) {
+    const Val* solved = d.solve_slot >= 0 ? &f.slots[static_cast<std::size_t>(d.solve_slot)] : nullptr;
+    if (solved != nullptr && solved->known() && solved->d == actual) return true;
+    if (solved != nullptr && !solved->known()) {
       const SlotDecl& s = plan.slots_[static_cast<std::size_t>(d.solve_slot)];
       if (std::find(s.dtypes.begin(), s.dtypes.end(), actual) == s.dtypes.end()) {
         throw TypeError(plan.message(plan.tensor_label(id) + " dtype " + std::string(dtype_name(actual)) +
@@ -92,26 +94,35 @@ struct Unifier {
 
   // Processes the shape items still pending in `pending` (bit per item); true on progress.
   bool shape(std::uint64_t& pending) const {
-    const Shape& actual = t.shape();
-    const auto rank = static_cast<std::int64_t>(actual.size());
+    const auto rank = static_cast<std::int64_t>(t.shape().size());
+    const std::size_t n = term.items.size();
+    std::int64_t length[64];  // per item (a term has at most 64); -1: a star whose length is not known yet
     std::int64_t known_total = 0;
     int unknown_stars = 0;
-    boost::container::small_vector<std::int64_t, 8> length;
-    for (const AxisItem& item : term.items) {
-      std::int64_t len = 1;
-      if (item.form == AxisItem::Form::Star && f.slots[static_cast<std::size_t>(item.star_slot)].known()) {
-        len = static_cast<std::int64_t>(f.slots[static_cast<std::size_t>(item.star_slot)].list.size());
-      } else if (item.form == AxisItem::Form::StarExpr && all_known(item.expr, f)) {
-        const Val* ref = expr::slot_ref(item.expr.root, f.env());
-        len = static_cast<std::int64_t>(ref != nullptr ? ref->list.size() : expr::evaluate(item.expr.root, f.env()).list.size());
-      } else if (item.form != AxisItem::Form::Axis) {
-        len = -1;
-      }
-      length.push_back(len);
-      if (len < 0) {
-        ++unknown_stars;
-      } else {
-        known_total += len;
+    if (static_cast<std::size_t>(term.fixed_axes) == n) {
+      known_total = static_cast<std::int64_t>(n);
+      std::fill_n(length, n, std::int64_t{1});
+    } else {
+      for (std::size_t k = 0; k < n; ++k) {
+        const AxisItem& item = term.items[k];
+        std::int64_t len = 1;
+        if (item.form == AxisItem::Form::Star && f.slots[static_cast<std::size_t>(item.star_slot)].known()) {
+          len = static_cast<std::int64_t>(f.slots[static_cast<std::size_t>(item.star_slot)].list.size());
+        } else if (item.form == AxisItem::Form::StarExpr && item.expr.root.op == expr::NodeOp::Slot) {
+          const Val& v = f.slots[static_cast<std::size_t>(item.expr.root.index)];  // `*p`: no evaluation
+          len = v.known() ? static_cast<std::int64_t>(v.list.size()) : -1;
+        } else if (item.form == AxisItem::Form::StarExpr && all_known(item.expr, f)) {
+          const Val* ref = expr::slot_ref(item.expr.root, f.env());
+          len = static_cast<std::int64_t>(ref != nullptr ? ref->list.size() : expr::evaluate(item.expr.root, f.env()).list.size());
+        } else if (item.form != AxisItem::Form::Axis) {
+          len = -1;
+        }
+        length[k] = len;
+        if (len < 0) {
+          ++unknown_stars;
+        } else {
+          known_total += len;
+        }
       }
     }
     if (unknown_stars > 1) return false;
@@ -125,11 +136,10 @@ struct Unifier {
     }
     bool progress = false;
     std::int64_t pos = 0;
-    for (std::size_t k = 0; k < term.items.size(); ++k) {
-      const AxisItem& item = term.items[k];
+    for (std::size_t k = 0; k < n; ++k) {
       const std::int64_t len = length[k] >= 0 ? length[k] : rank - known_total;
       const std::uint64_t bit = std::uint64_t{1} << k;
-      if ((pending & bit) != 0 && item_step(item, pos, len)) {
+      if ((pending & bit) != 0 && item_step(term.items[k], pos, len)) {
         pending &= ~bit;
         progress = true;
       }
@@ -176,6 +186,13 @@ struct Unifier {
       case AxisItem::Form::Axis: break;
     }
     const std::int64_t axis = *first;
+    if (item.expr.root.op == expr::NodeOp::Slot) {  // the common `M`: no evaluation
+      const Val& v = f.slots[static_cast<std::size_t>(item.expr.root.index)];
+      if (v.known()) {
+        if (v.i != axis) mismatch(&item.expr);
+        return true;
+      }
+    }
     const int unknown = single_unknown(item.expr, f);
     if (unknown == -1) {
       const Val* ref = expr::slot_ref(item.expr.root, f.env());

@@ -16,6 +16,19 @@ const SlotDecl* find_slot(const CompiledPlan& p, const std::string& name) {
   return nullptr;
 }
 
+// A recorded index value as the Value a workload row gives.
+Value as_value(const IndexValue& v) {
+  return std::visit(
+      [](const auto& x) -> Value {
+        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, Shape>) {
+          return std::vector<std::int64_t>(x.begin(), x.end());
+        } else {
+          return x;
+        }
+      },
+      v);
+}
+
 }  // namespace
 
 void PlanBuilder::check_workloads() {
@@ -175,8 +188,8 @@ void PlanBuilder::check_workloads() {
         for (const auto& [key, value] : row.values) {
           const SlotDecl* d = find_slot(p, key);
           if (d->source != SlotDecl::Source::Index) continue;
-          const Value* solved = record.index(key);
-          if (solved == nullptr || !value_equal(*solved, value)) {
+          const IndexValue* solved = record.index(key);
+          if (solved == nullptr || !value_equal(as_value(*solved), value)) {
             problem(field + "." + key, "the row gives " + key + " = " + value_str(value) + ", but its inputs solve " + key +
                                            " = " + (solved ? value_str(*solved) : std::string("nothing")));
           }

@@ -59,25 +59,6 @@ Val val_from_value(const Value& value) {
   }
 }
 
-void assign_from_value(Val& dst, const Value& value) {
-  switch (value.index()) {
-    case 0: dst.tag = Val::Tag::none; return;
-    case 1: dst.tag = Val::Tag::boolean; dst.b = std::get<bool>(value); return;
-    case 2: dst.tag = Val::Tag::integer; dst.i = std::get<std::int64_t>(value); return;
-    case 3: dst.tag = Val::Tag::real; dst.f = std::get<double>(value); return;
-    case 4: dst.tag = Val::Tag::str; dst.s = std::get<std::string>(value); return;
-    case 5: dst.tag = Val::Tag::dtype; dst.d = std::get<DType>(value); return;
-    case 6: {
-      const auto& list = std::get<std::vector<std::int64_t>>(value);
-      dst.tag = Val::Tag::list;
-      dst.list.assign(list.begin(), list.end());
-      return;
-    }
-    case 7: dst.tag = Val::Tag::device; dst.dev = std::get<Device>(value); return;
-    default: dst.tag = Val::Tag::unset; return;
-  }
-}
-
 Value value_from_val(const Val& v) {
   switch (v.tag) {
     case Val::Tag::boolean: return v.b;
@@ -88,6 +69,33 @@ Value value_from_val(const Val& v) {
     case Val::Tag::list: return std::vector<std::int64_t>(v.list.begin(), v.list.end());
     case Val::Tag::device: return *v.dev;
     default: return std::monostate{};
+  }
+}
+
+void assign_from_index_value(Val& dst, const IndexValue& value) {
+  switch (value.index()) {
+    case 0: dst.tag = Val::Tag::none; return;
+    case 1: dst.tag = Val::Tag::boolean; dst.b = std::get<bool>(value); return;
+    case 2: dst.tag = Val::Tag::integer; dst.i = std::get<std::int64_t>(value); return;
+    case 3: dst.tag = Val::Tag::real; dst.f = std::get<double>(value); return;
+    case 4: dst.tag = Val::Tag::str; dst.s = std::get<std::string>(value); return;
+    case 5: dst.tag = Val::Tag::dtype; dst.d = std::get<DType>(value); return;
+    case 6: dst.set_shape(std::get<Shape>(value)); return;
+    case 7: dst.tag = Val::Tag::device; dst.dev = std::get<Device>(value); return;
+    default: dst.tag = Val::Tag::unset; return;
+  }
+}
+
+AsIndexValue::operator IndexValue() const {
+  switch (v.tag) {
+    case Val::Tag::boolean: return IndexValue(std::in_place_type<bool>, v.b);
+    case Val::Tag::integer: return IndexValue(std::in_place_type<std::int64_t>, v.i);
+    case Val::Tag::real: return IndexValue(std::in_place_type<double>, v.f);
+    case Val::Tag::str: return IndexValue(std::in_place_type<std::string>, v.s);
+    case Val::Tag::dtype: return IndexValue(std::in_place_type<DType>, v.d);
+    case Val::Tag::list: return IndexValue(std::in_place_type<Shape>, v.list);
+    case Val::Tag::device: return IndexValue(std::in_place_type<Device>, *v.dev);
+    default: return IndexValue();
   }
 }
 

@@ -61,10 +61,19 @@ bool val_equal(const Val& a, const Val& b);
 // A tensor becomes unset (tensors are not expression values).
 Val val_from_value(const Value& value);
 
-// Sets `dst` to the Val of `value` in place (no temporary), as val_from_value does.
-void assign_from_value(Val& dst, const Value& value);
-
 // The Value a Val stands for (unset becomes None).
 Value value_from_val(const Val& v);
+
+// Sets `dst` to the Val of a recorded index value in place (no temporary). Strings become
+// views into `value`, which must outlive the Val.
+void assign_from_index_value(Val& dst, const IndexValue& value);
+
+// Converts to the IndexValue a Val stands for (unset becomes None). Copy-initializing an
+// IndexValue from it builds the value in place, with no temporary to move:
+// `records.emplace_back(name, AsIndexValue{v})`.
+struct AsIndexValue {
+  const Val& v;
+  operator IndexValue() const;
+};
 
 }  // namespace tileops::expr
