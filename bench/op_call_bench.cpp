@@ -3,7 +3,10 @@
 // the base class's overhead per call: signature check, kernel lookup, result check, record.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+
 #include "tileops/backend.hpp"
+#include "tileops/plugin.hpp"
 #include "tileops/ops/rms_norm.hpp"
 
 namespace {
@@ -12,28 +15,40 @@ using namespace tileops;
 
 // Returns the same preallocated output for every call: the cheapest kernel that still
 // satisfies the signature (a new tensor shaped like x, sharing no storage with the inputs).
+// The output is per thread, so threads calling one shared kernel share no reference count.
+// With the cpu plugin loaded it must outrank the plugin's kernel, which also applies.
+template <bool kOverCpuPlugin>
 class TrivialRMSNorm final : public Kernel, public RMSNormFwdInterface {
  public:
   static constexpr DeviceTypes devices{"cpu"};
+  static constexpr KeyList preferred_over = kOverCpuPlugin ? KeyList{"cpu_rms_norm"} : KeyList{};
   explicit TrivialRMSNorm(const LayerNormCall&) {}
   Tensor forward(const Tensor& x, const Tensor&) override {
-    if (!out_.defined() || out_.shape() != x.shape() || out_.dtype() != x.dtype()) out_ = Tensor::empty(x.shape(), x.dtype());
-    return out_;
+    thread_local Tensor out;
+    if (!out.defined() || out.shape() != x.shape() || out.dtype() != x.dtype()) out = Tensor::empty(x.shape(), x.dtype());
+    return out;
   }
+};
 
- private:
-  Tensor out_;
+// One thread's arguments: threads share the op instance, not their tensors.
+struct Inputs {
+  Tensor x = Tensor::zeros({2048, 4096}, DType::bfloat16);
+  Tensor w = Tensor::zeros({4096}, DType::bfloat16);
 };
 
 struct Fixture {
   Registrar registrar{"bench"};
-  Tensor x = Tensor::zeros({2048, 4096}, DType::bfloat16);
-  Tensor w = Tensor::zeros({4096}, DType::bfloat16);
   std::unique_ptr<RMSNormFwdOp> op;
   Fixture() {
-    registrar.register_kernel_type<TrivialRMSNorm>("RMSNormFwdOp", "bench_trivial");
+    const std::vector<PluginInfo> plugins = loaded_plugins();
+    if (std::any_of(plugins.begin(), plugins.end(), [](const PluginInfo& p) { return p.name == "cpu"; })) {
+      registrar.register_kernel_type<TrivialRMSNorm<true>>("RMSNormFwdOp", "bench_trivial");
+    } else {
+      registrar.register_kernel_type<TrivialRMSNorm<false>>("RMSNormFwdOp", "bench_trivial");
+    }
     op = std::make_unique<RMSNormFwdOp>(std::vector<std::int64_t>{4096}, 1e-6);
-    (*op)(x, w);  // select the target and build the entry
+    Inputs in;
+    (*op)(in.x, in.w);  // select the target and build the entry
   }
 };
 
@@ -44,15 +59,16 @@ Fixture& fixture() {
 
 void BM_RMSNormOpCall(benchmark::State& state) {
   Fixture& f = fixture();
-  for (auto _ : state) benchmark::DoNotOptimize((*f.op)(f.x, f.w));
+  thread_local Inputs in;
+  for (auto _ : state) benchmark::DoNotOptimize((*f.op)(in.x, in.w));
 }
 BENCHMARK(BM_RMSNormOpCall)->ThreadRange(1, 8)->UseRealTime();
 
 void BM_RMSNormKernelDirect(benchmark::State& state) {
-  Fixture& f = fixture();
+  Inputs in;
   LayerNormCall call;
-  TrivialRMSNorm kernel(call);
-  for (auto _ : state) benchmark::DoNotOptimize(kernel.forward(f.x, f.w));
+  TrivialRMSNorm<false> kernel(call);
+  for (auto _ : state) benchmark::DoNotOptimize(kernel.forward(in.x, in.w));
 }
 BENCHMARK(BM_RMSNormKernelDirect);
 
