@@ -32,26 +32,29 @@ void on_device(int index, F&& f) {
 
 }  // namespace
 
-CudaRuntime::CudaRuntime() {
-  if (cudaGetDeviceCount(&count_) != cudaSuccess) {
-    cudaGetLastError();  // no driver or no device: the runtime reports zero devices
-    count_ = 0;
-  }
+int CudaRuntime::device_count() const {
+  std::call_once(count_once_, [this] {
+    if (cudaGetDeviceCount(&count_) != cudaSuccess) {
+      cudaGetLastError();  // no driver or no device: the runtime reports zero devices
+      count_ = 0;
+    }
+  });
+  return count_;
 }
 
 DeviceType CudaRuntime::type() const { return DeviceType::intern("cuda"); }
 
 void CudaRuntime::check_index(int index, const char* what) const {
-  if (index < 0 || index >= count_) {
+  if (index < 0 || index >= device_count()) {
     throw ValueError(std::string("cuda: ") + what + " on cuda:" + std::to_string(index) + ", but the process sees " +
-                     std::to_string(count_) + " CUDA device(s)");
+                     std::to_string(device_count()) + " CUDA device(s)");
   }
 }
 
 DeviceFacts CudaRuntime::facts(int index) const {
   check_index(index, "facts");
   std::call_once(facts_once_, [this] {
-    for (int i = 0; i < count_; ++i) {
+    for (int i = 0; i < device_count(); ++i) {
       cudaDeviceProp p{};
       check(cudaGetDeviceProperties(&p, i), "cudaGetDeviceProperties");
       DeviceFacts f;

@@ -12,11 +12,10 @@ namespace tileops::cuda {
 
 class CudaRuntime final : public DeviceRuntime {
  public:
-  // Queries the device count once; a machine without a driver or a GPU has 0 devices.
-  CudaRuntime();
-
   DeviceType type() const override;
-  int device_count() const override { return count_; }
+  // Queries the driver on the first call only, so that loading the plugin does not pay for
+  // the driver's initialisation (about 200 ms); without a driver or a GPU it is 0.
+  int device_count() const override;
   DeviceFacts facts(int index) const override;
   void* allocate(std::size_t nbytes, int index) override;
   void deallocate(void* ptr, std::size_t nbytes, int index) noexcept override;
@@ -30,7 +29,8 @@ class CudaRuntime final : public DeviceRuntime {
 
  private:
   void check_index(int index, const char* what) const;
-  int count_ = 0;
+  mutable std::once_flag count_once_;
+  mutable int count_ = 0;
   mutable std::once_flag facts_once_;
   mutable std::vector<DeviceFacts> facts_;
 };
