@@ -32,21 +32,20 @@ class RecordSlot {
     return copy;
   }
 
-  // Publishes `next` and returns the record it replaced (nullptr on the first publication).
-  std::shared_ptr<const T> exchange(std::shared_ptr<const T> next) {
+  // Publishes `next`, dropping the slot's reference to the record it replaces.
+  void publish(std::shared_ptr<const T> next) {
     std::unique_ptr<Node> node = std::move(spare_node_);
     if (!node) node = std::make_unique<Node>();
     node->value = std::move(next);
     Node* replaced = current_.exchange(node.release(), std::memory_order_seq_cst);
-    if (replaced == nullptr) return nullptr;
+    if (replaced == nullptr) return;
     while (readers_.load(std::memory_order_seq_cst) != 0) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
     }
-    std::shared_ptr<const T> previous = std::move(replaced->value);
+    replaced->value.reset();
     spare_node_.reset(replaced);
-    return previous;
   }
 
  private:

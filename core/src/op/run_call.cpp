@@ -1,5 +1,6 @@
 // The call entry and its seven steps, target selection, and failure undo.
 #include <algorithm>
+#include <array>
 
 #include "op/binding.hpp"
 #include "op/call_frame.hpp"
@@ -94,22 +95,32 @@ OpOutputs Op::fake_outputs(const CallArgs& meta_args) const {
 
 namespace {
 
-// A record this thread may refill: the one its last call replaced as some op's last_call. It is
-// reused only when nothing else holds it any more, so the steady state allocates no record.
-thread_local std::shared_ptr<const SignatureCall> t_spare_record;
+// Records this thread made, refilled once nothing else holds them (no op's last_call, no
+// parent's stage, no caller), so that the steady state allocates no record and a thread writes
+// only records its own cache already holds: refilling records other threads wrote would move
+// every line of them between cores on each call of an op that threads share.
+struct RecordPool {
+  std::array<std::shared_ptr<SignatureCall>, 4> records;
+  std::size_t next = 0;  // the entry a new record replaces when all are held elsewhere
+};
+thread_local RecordPool t_records;
 
 std::shared_ptr<SignatureCall> fresh_record() {
+  RecordPool& pool = t_records;
 #if !defined(__SANITIZE_THREAD__)  // ThreadSanitizer does not model the fence below
-  if (t_spare_record && t_spare_record.use_count() == 1) {
-    // Pairs with the release of the last other owner's reference: its reads happen before ours.
-    std::atomic_thread_fence(std::memory_order_acquire);
-    auto record = std::const_pointer_cast<SignatureCall>(std::move(t_spare_record));
-    *record = SignatureCall();
-    return record;
+  for (auto& record : pool.records) {
+    if (record && record.use_count() == 1) {
+      // Pairs with the release of the last other owner's reference: its reads happen before ours.
+      std::atomic_thread_fence(std::memory_order_acquire);
+      *record = SignatureCall();
+      return record;
+    }
   }
 #endif
-  t_spare_record.reset();
-  return std::make_shared<SignatureCall>();
+  auto record = std::make_shared<SignatureCall>();
+  pool.records[pool.next] = record;
+  pool.next = (pool.next + 1) % pool.records.size();
+  return record;
 }
 
 }  // namespace
@@ -144,7 +155,7 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
   CallFrame* parent = frame.parent;
   frame.pop();                                                // 7.2
   SignatureCallPtr published = record;
-  t_spare_record = last_call_.exchange(published);  // 7.3
+  last_call_.publish(published);  // 7.3
   if (parent != nullptr) report_to(*parent, std::move(published));  // 7.4
   return outputs;
 }
