@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "signature/plan_support.hpp"
+#include "support/host_runtime.hpp"
 #include "tileops/device_runtime.hpp"
 
 using namespace tileops;
@@ -24,20 +25,6 @@ Tensor on(const Device& device, ShapeView shape, DType dtype = DType::float32) {
 
 Device fake(int index = 0) { return Device(DeviceType::intern("fakedev"), index); }
 
-// An accelerator runtime with two devices whose current device is 1.
-class FakeAccelerator final : public DeviceRuntime {
- public:
-  DeviceType type() const override { return DeviceType::intern("fakeaccel"); }
-  int device_count() const override { return 2; }
-  DeviceFacts facts(int) const override { return {}; }
-  void* allocate(std::size_t n, int) override { return n == 0 ? nullptr : std::malloc(n); }
-  void deallocate(void* p, std::size_t, int) noexcept override { std::free(p); }
-  void copy_to_host(void*, const void*, std::size_t, int) override {}
-  void copy_from_host(void*, const void*, std::size_t, int) override {}
-  void copy_on_device(void*, const void*, std::size_t, int) override {}
-  int current_device() const override { return 1; }
-  bool is_accelerator() const override { return true; }
-};
 
 const char* const kLookup = R"yaml(
 LookupFwdOp:
@@ -99,7 +86,9 @@ TEST_CASE("device: cpu tensors stay on cpu and do not decide the call device") {
 }
 
 TEST_CASE("with nothing else to decide, the process accelerator's current device is the call device") {
-  register_device_runtime(std::make_shared<FakeAccelerator>());
+  auto accel = std::make_shared<test::HostRuntime>("fakeaccel", 2, true);
+  accel->set_current_device(1);
+  register_device_runtime(accel);
   const auto p = test::plan("AlibiFwdOp");
   const auto c = run_call(*p, {{"seq_len", std::int64_t{4}}, {"num_heads", std::int64_t{2}}}, {});
   CHECK(c.check.device == Device(DeviceType::intern("fakeaccel"), 1));

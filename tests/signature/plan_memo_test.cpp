@@ -3,9 +3,8 @@
 // check and record; any other call is checked in full.
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-
 #include "signature/plan_support.hpp"
+#include "support/host_runtime.hpp"
 #include "tileops/device_runtime.hpp"
 
 using namespace tileops;
@@ -40,22 +39,6 @@ void check_same(const SignatureCall& a, const SignatureCall& b) {
   CHECK(a.written == b.written);
 }
 
-// An accelerator runtime whose current device can be switched.
-class SwitchingAccelerator final : public DeviceRuntime {
- public:
-  DeviceType type() const override { return DeviceType::intern("switchaccel"); }
-  int device_count() const override { return 2; }
-  DeviceFacts facts(int) const override { return {}; }
-  void* allocate(std::size_t n, int) override { return n == 0 ? nullptr : std::malloc(n); }
-  void deallocate(void* p, std::size_t, int) noexcept override { std::free(p); }
-  void copy_to_host(void*, const void*, std::size_t, int) override {}
-  void copy_from_host(void*, const void*, std::size_t, int) override {}
-  void copy_on_device(void*, const void*, std::size_t, int) override {}
-  int current_device() const override { return current; }
-  void set_current_device(int index) override { current = index; }
-  bool is_accelerator() const override { return true; }
-  int current = 0;
-};
 
 }  // namespace
 
@@ -129,7 +112,7 @@ TEST_CASE("calls beyond the remembered combinations are checked in full") {
 }
 
 TEST_CASE("a call device taken from the accelerator is read again on every call") {
-  auto accel = std::make_shared<SwitchingAccelerator>();
+  auto accel = std::make_shared<test::HostRuntime>("switchaccel", 2, true);
   register_device_runtime(accel);
   const auto p = test::plan("AlibiFwdOp");
   const ConstructionState st = p->check_construction({{"seq_len", std::int64_t{4}}, {"num_heads", std::int64_t{2}}});
@@ -137,7 +120,7 @@ TEST_CASE("a call device taken from the accelerator is read again on every call"
   SignatureCall record;
   p->check_call(st, CallArgs{}, check, record);
   CHECK(check.device == Device(DeviceType::intern("switchaccel"), 0));
-  accel->current = 1;
+  accel->set_current_device(1);
   p->check_call(st, CallArgs{}, check, record);
   CHECK(check.device == Device(DeviceType::intern("switchaccel"), 1));
   CHECK(record.device == Device(DeviceType::intern("switchaccel"), 1));

@@ -11,19 +11,6 @@ TensorFacts::TensorFacts(const Tensor& x) : defined(x.defined()) {
   shape = x.shape();
 }
 
-CallMemo::Entry::Entry(const CallArgs& args, const CallCheck& check, const SignatureCall& record)
-    : out(args.out), check(check) {
-  for (const Tensor& x : args.inputs) inputs.emplace_back(x);
-  this->record.op = record.op;
-  this->record.indices = record.indices;
-  this->record.branch_key = record.branch_key;
-  this->record.device = record.device;
-  this->record.tensors = record.tensors;
-  this->record.traffic = record.traffic;
-  this->record.written = record.written;
-  this->record.has_out = record.has_out;
-}
-
 namespace {
 
 // dst = src, element by element: for the few short entries of a check or record this is
@@ -34,7 +21,25 @@ void copy_into(Vector& dst, const Vector& src) {
   for (const auto& x : src) dst.push_back(x);
 }
 
+// The fields of a record that check_call fills (the op base fills the rest).
+void copy_checked_fields(const SignatureCall& src, SignatureCall& dst) {
+  dst.op = src.op;
+  copy_into(dst.indices, src.indices);
+  dst.branch_key = src.branch_key;
+  dst.device = src.device;
+  copy_into(dst.tensors, src.tensors);
+  copy_into(dst.traffic, src.traffic);
+  copy_into(dst.written, src.written);
+  dst.has_out = src.has_out;
+}
+
 }  // namespace
+
+CallMemo::Entry::Entry(const CallArgs& args, const CallCheck& check, const SignatureCall& record)
+    : out(args.out), check(check) {
+  for (const Tensor& x : args.inputs) inputs.emplace_back(x);
+  copy_checked_fields(record, this->record);
+}
 
 void CallMemo::Entry::replay(CallCheck& check, SignatureCall& record) const {
   check.device = this->check.device;
@@ -43,14 +48,7 @@ void CallMemo::Entry::replay(CallCheck& check, SignatureCall& record) const {
   copy_into(check.written, this->check.written);
   copy_into(check.contiguous, this->check.contiguous);
   copy_into(check.outputs, this->check.outputs);
-  record.op = this->record.op;
-  copy_into(record.indices, this->record.indices);
-  record.branch_key = this->record.branch_key;
-  record.device = this->record.device;
-  copy_into(record.tensors, this->record.tensors);
-  copy_into(record.traffic, this->record.traffic);
-  copy_into(record.written, this->record.written);
-  record.has_out = this->record.has_out;
+  copy_checked_fields(this->record, record);
 }
 
 CallMemo::~CallMemo() {
