@@ -87,6 +87,20 @@ void BlasGemmKernel::forward(const Tensor& a, const Tensor& b, const Tensor& d) 
        call_.trans_b, d.data_ptr(), ld(n));
 }
 
+std::optional<std::string> DotRowsGemmKernel::refusal(const GemmCall& call) {
+  return dot_rows_refusal(call.dtype, call.m, call.trans_a, call.trans_b);
+}
+
+Entry DotRowsGemmKernel::entry_for(const GemmCall& call) {
+  return {Identity::of(call.dtype), [call] { return std::make_shared<DotRowsGemmKernel>(call); }};
+}
+
+void DotRowsGemmKernel::forward(const Tensor& a, const Tensor& b, const Tensor& d) {
+  const std::int64_t m = d.shape()[0], n = d.shape()[1], k = a.shape()[1];
+  auto ld = [](std::int64_t row) { return std::max<std::int64_t>(row, 1); };
+  dot_rows_gemm(dtype_, m, n, k, a.data_ptr(), ld(k), b.data_ptr(), ld(k), d.data_ptr(), ld(n));
+}
+
 std::optional<std::string> SumKernel::refusal(const ReduceCall& call) { return refuse_reduction(call); }
 
 void SumKernel::forward(const Tensor& x, const Tensor& y, const ReduceExtents& e) {

@@ -65,6 +65,21 @@ class BlasGemmKernel final : public Kernel, public GemmFwdInterface {
   GemmCall call_;
 };
 
+// Half-precision GEMM with at most kMaxDotRows rows of a and b stored [n, k] (decode-sized
+// products with linear-layer weights): reads b once, converting it in registers.
+class DotRowsGemmKernel final : public Kernel, public GemmFwdInterface {
+ public:
+  static constexpr DeviceTypes devices{"cpu"};
+  static constexpr KeyList preferred_over{"cpu_blas_gemm"};
+  static std::optional<std::string> refusal(const GemmCall& call);
+  static Entry entry_for(const GemmCall& call);
+  explicit DotRowsGemmKernel(const GemmCall& call) : dtype_(call.dtype) {}
+  void forward(const Tensor& a, const Tensor& b, const Tensor& d) override;
+
+ private:
+  DType dtype_;
+};
+
 class SumKernel final : public Kernel, public SumFwdInterface {
  public:
   static constexpr DeviceTypes devices{"cpu"};

@@ -16,6 +16,7 @@ TILEOPS_PLUGIN(cpu, TILEOPS_VERSION_STRING, registrar) {
   registrar.register_kernel_type<ReluKernel>("ReluFwdOp", "cpu_relu");
   registrar.register_kernel_type<AlibiKernel>("AlibiFwdOp", "cpu_alibi");
   registrar.register_kernel_type<BlasGemmKernel>("GemmFwdOp", "cpu_blas_gemm");
+  registrar.register_kernel_type<DotRowsGemmKernel>("GemmFwdOp", "cpu_dot_rows_gemm");
   registrar.register_kernel_type<SumKernel>("SumFwdOp", "cpu_sum");
   registrar.register_kernel_type<ProdKernel>("ProdFwdOp", "cpu_prod");
 }

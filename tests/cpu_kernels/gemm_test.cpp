@@ -15,10 +15,10 @@ namespace {
 const std::vector<DType> kGemmTypes = {DType::float32, DType::float64, DType::float16,
                                        DType::bfloat16};
 
-// Runs gemm on random operands stored with padded row strides and checks d, and that the padding
-// of d is left alone.
+// Runs gemm (or dot_rows_gemm, which takes no transposition flags) on random operands stored
+// with padded row strides and checks d, and that the padding of d is left alone.
 void check_gemm(DType dtype, int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b,
-                int64_t pad) {
+                int64_t pad, bool dot_rows = false) {
   INFO(name_of(dtype), " m ", m, " n ", n, " k ", k, " trans_a ", trans_a, " trans_b ", trans_b,
        " pad ", pad);
   const int64_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
@@ -28,7 +28,11 @@ void check_gemm(DType dtype, int64_t m, int64_t n, int64_t k, bool trans_a, bool
   const Buffer b = random_buffer(dtype, b_rows * ldb, -1.0, 1.0, 72);
   Buffer d = random_buffer(dtype, m * ldd, 5.0, 6.0, 73);
   const Buffer d_before = d;
-  gemm(dtype, m, n, k, a.data(), lda, trans_a, b.data(), ldb, trans_b, d.data(), ldd);
+  if (dot_rows) {
+    dot_rows_gemm(dtype, m, n, k, a.data(), lda, b.data(), ldb, d.data(), ldd);
+  } else {
+    gemm(dtype, m, n, k, a.data(), lda, trans_a, b.data(), ldb, trans_b, d.data(), ldd);
+  }
   std::vector<double> want = d_before.values();
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
@@ -65,6 +69,30 @@ TEST_CASE("half-precision gemm converts operands in blocks when they exceed the 
   // 16 Mi float32 elements per block: 4096-deep operands give blocks of 4096 rows or columns.
   check_gemm(DType::bfloat16, 3, 5000, 4096, false, true, 0);
   check_gemm(DType::float16, 5000, 3, 4096, true, false, 0);
+}
+
+TEST_CASE("dot_rows_gemm matches a double loop for every row count up to 8, k tail and row stride") {
+  // k = 0, below one vector, with a partial last vector, beyond one piece of a's rows.
+  for_each_isa([](Isa) {
+    for (DType dtype : {DType::float16, DType::bfloat16}) {
+      for (int64_t m = 0; m <= kMaxDotRows; ++m) {
+        for (int64_t k : {0, 5, 37, 4096}) check_gemm(dtype, m, 33, k, false, true, 3, true);
+      }
+    }
+  });
+}
+
+TEST_CASE("dot_rows_refusal names what dot_rows_gemm does not take, and dot_rows_gemm throws it") {
+  CHECK(!dot_rows_refusal(DType::bfloat16, 8, false, true));
+  CHECK(dot_rows_refusal(DType::float32, 1, false, true)->find("dtype float32") != std::string::npos);
+  CHECK(dot_rows_refusal(DType::float16, 9, false, true)->find("9 rows of a, more than 8") != std::string::npos);
+  CHECK(dot_rows_refusal(DType::float16, 1, true, true)->find("a stored [m, k] and b stored [n, k]") !=
+        std::string::npos);
+  CHECK(dot_rows_refusal(DType::float16, 1, false, false)->find("b stored [n, k]") != std::string::npos);
+  const Buffer x = random_buffer(DType::float32, 16, -1.0, 1.0, 1);
+  Buffer y = random_buffer(DType::float32, 16, -1.0, 1.0, 2);
+  CHECK_THROWS_WITH_AS(dot_rows_gemm(DType::float32, 2, 2, 2, x.data(), 2, x.data(), 2, y.data(), 2),
+                       doctest::Contains("dtype float32"), std::invalid_argument);
 }
 
 TEST_CASE("gemm with k = 0 writes zeros and with m or n = 0 writes nothing") {

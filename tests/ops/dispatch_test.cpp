@@ -63,7 +63,7 @@ TEST_CASE("addition: same-shape and row broadcasts go to the plugin, general bro
   CHECK(op.key_for("add", on_cpu(call)) == "add_reference");
 }
 
-TEST_CASE("GEMM goes through BLAS for every float dtype") {
+TEST_CASE("GEMM goes through BLAS for every float dtype, but half-precision decode against [n, k] weights") {
   load_backends();
   GemmFwdOp op;
   GemmCall call;
@@ -72,6 +72,17 @@ TEST_CASE("GEMM goes through BLAS for every float dtype") {
     call.dtype = d;
     CHECK(op.key_for("gemm", on_cpu(call)) == "cpu_blas_gemm");
   }
+  call.m = 8;
+  call.trans_b = true;
+  CHECK(op.key_for("gemm", on_cpu(call)) == "cpu_dot_rows_gemm");
+  call.dtype = DType::float32;
+  CHECK(op.key_for("gemm", on_cpu(call)) == "cpu_blas_gemm");
+  call.dtype = DType::float16;
+  call.m = 9;
+  CHECK(op.key_for("gemm", on_cpu(call)) == "cpu_blas_gemm");
+  call.m = 1;
+  call.trans_a = true;
+  CHECK(op.key_for("gemm", on_cpu(call)) == "cpu_blas_gemm");
 }
 
 TEST_CASE("reductions: supported dtype pairs go to the plugin, the rest to the reference") {

@@ -131,6 +131,22 @@ void gemm(DType dtype, int64_t m, int64_t n, int64_t k, const void* a, int64_t l
 // index range), or nullopt when it can.
 std::optional<std::string> blas_refusal(DType dtype, int64_t m, int64_t n, int64_t k);
 
+// The most rows of a that dot_rows_gemm takes.
+inline constexpr int kMaxDotRows = 8;
+
+// d = a * b^T for float16 and bfloat16 with at most kMaxDotRows rows of a: the decode-sized
+// products with weights stored [n, k], as linear layers store them. a: [m, k] (row stride lda),
+// b: [n, k] (row stride ldb), d: [m, n] (row stride ldd), all of dtype; float32 accumulation.
+// b is read once, as stored, and converted in registers (gemm would convert it to float32 in
+// memory first, moving it three more times). d must not overlap a or b. Call dot_rows_refusal
+// first; a refused call throws std::invalid_argument with the reason.
+void dot_rows_gemm(DType dtype, int64_t m, int64_t n, int64_t k, const void* a, int64_t lda,
+                   const void* b, int64_t ldb, void* d, int64_t ldd);
+
+// Why dot_rows_gemm cannot serve d = op(a) op(b) (a dtype other than float16 or bfloat16, more
+// than kMaxDotRows rows of a, a transposed a, a b stored [k, n]), or nullopt when it can.
+std::optional<std::string> dot_rows_refusal(DType dtype, int64_t m, bool trans_a, bool trans_b);
+
 // ---- Positional bias ----------------------------------------------------------------------------
 
 // y: [num_heads, seq_len, seq_len] of dtype. y[h, i, j] = slope_h * (j - i), with the ALiBi slopes

@@ -153,4 +153,40 @@ void gemm(DType dtype, int64_t m, int64_t n, int64_t k, const void* a, int64_t l
   }
 }
 
+std::optional<std::string> dot_rows_refusal(DType dtype, int64_t m, bool trans_a, bool trans_b) {
+  if (dtype != DType::float16 && dtype != DType::bfloat16) {
+    return "dot_rows_gemm: dtype " + dtype_label(dtype) + " is served by BLAS; supported: float16, bfloat16";
+  }
+  if (m > kMaxDotRows) {
+    return "dot_rows_gemm: " + std::to_string(m) + " rows of a, more than " + std::to_string(kMaxDotRows) +
+           " (gemm's BLAS path serves those)";
+  }
+  if (trans_a || !trans_b) return std::string("dot_rows_gemm: needs a stored [m, k] and b stored [n, k]");
+  return std::nullopt;
+}
+
+void dot_rows_gemm(DType dtype, int64_t m, int64_t n, int64_t k, const void* a, int64_t lda,
+                   const void* b, int64_t ldb, void* d, int64_t ldd) {
+  if (const auto reason = dot_rows_refusal(dtype, m, false, true)) throw std::invalid_argument(*reason);
+  if (m < 0 || n < 0 || k < 0) {
+    throw std::invalid_argument("dot_rows_gemm: negative size (m " + std::to_string(m) + ", n " +
+                                std::to_string(n) + ", k " + std::to_string(k) + ")");
+  }
+  check_stride("lda", lda, k);
+  check_stride("ldb", ldb, k);
+  check_stride("ldd", ldd, n);
+  check_buffer("dot_rows_gemm", "a", a, m * k);
+  check_buffer("dot_rows_gemm", "b", b, k * n);
+  check_buffer("dot_rows_gemm", "d", d, m * n);
+  if (m == 0 || n == 0) return;
+  const KernelTable& kernels = active_kernels();
+  thread_local std::vector<float> a_scratch;
+  a_scratch.resize(static_cast<std::size_t>(m * std::max<int64_t>(k, 1)));
+  if (k > 0) convert(kernels, dtype, DType::float32, a, lda, a_scratch.data(), k, m, k);
+  const float* a_f = a_scratch.data();
+  parallel_for(n, std::max<int64_t>(k, 1) * static_cast<int64_t>(dtype_size(dtype)), [&](int64_t n0, int64_t n1) {
+    kernels.dot_rows(dtype, a_f, m, k, b, ldb, d, ldd, n0, n1);
+  });
+}
+
 }  // namespace tileops::cpu

@@ -72,6 +72,11 @@ struct KernelTable {
   // Rows [r0, r1) of a [rows, cols] matrix converted between dtypes (float32, float16, bfloat16).
   void (*convert)(DType from, DType to, const void* src, int64_t ld_src, void* dst, int64_t ld_dst,
                   int64_t cols, int64_t r0, int64_t r1);
+  // Rows [n0, n1) of w (float32, float16 or bfloat16; row stride ldw): d[i, n] = sum_j a[i, j] *
+  // w[n, j] for i < m (1 <= m <= kMaxDotRows), with a float32 [m, k] contiguous and d of w's
+  // dtype (row stride ldd).
+  void (*dot_rows)(DType, const float* a, int64_t m, int64_t k, const void* w, int64_t ldw,
+                   void* d, int64_t ldd, int64_t n0, int64_t n1);
   // Rows [r0, r1) (each one (head, i) pair) and columns [c0, c1) of the ALiBi bias.
   void (*alibi)(DType, const float* slopes, int64_t seq_len, void* y, int64_t r0, int64_t r1,
                 int64_t c0, int64_t c1);

@@ -4,6 +4,7 @@
 #include "impl/activation.hpp"
 #include "impl/batch_norm.hpp"
 #include "impl/convert.hpp"
+#include "impl/dot_rows.hpp"
 #include "impl/elementwise.hpp"
 #include "impl/norm.hpp"
 #include "impl/reduce.hpp"
@@ -27,6 +28,7 @@ constexpr KernelTable table_for(Isa isa) {
       .batch_norm_channel = &batch_norm_channel_kernel,
       .batch_norm_apply = &batch_norm_apply_kernel,
       .convert = &convert_kernel,
+      .dot_rows = &dot_rows_kernel,
       .alibi = &alibi_kernel,
   };
 }
