@@ -91,13 +91,8 @@ int run_bench(const std::vector<std::string>& args) {
   }
   apply_common_options(vm);
   load_backends();
-  Device device = Device::cpu();
-  try {
-    device = Device::parse(vm["device"].as<std::string>());
-  } catch (const Error& e) {
-    throw UsageError(std::string("tileops bench: --device: ") + e.what());
-  }
-  const Target target = vm.count("target") ? Target(vm["target"].as<std::string>()) : Target();
+  const Device device = device_option(vm, "tileops bench");
+  const Target target = target_option(vm);
   std::vector<const OpCatalogEntry*> ops;
   if (vm.count("op")) {
     for (const auto& name : vm["op"].as<std::vector<std::string>>()) {

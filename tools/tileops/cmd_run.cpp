@@ -63,13 +63,8 @@ int run_run(const std::vector<std::string>& args) {
       if (given[i]) specs[i] = given[i];
     }
   }
-  Device device = Device::cpu();
-  try {
-    device = Device::parse(vm["device"].as<std::string>());
-  } catch (const Error& e) {
-    throw UsageError(std::string("tileops run: --device: ") + e.what());
-  }
-  const Target target = vm.count("target") ? Target(vm["target"].as<std::string>()) : Target();
+  const Device device = device_option(vm, "tileops run");
+  const Target target = target_option(vm);
 
   std::unique_ptr<Op> op = entry->make(params, target);
   const std::vector<Tensor> inputs = testing::random_tensors(specs, device);

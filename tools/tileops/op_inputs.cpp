@@ -193,4 +193,16 @@ double median_seconds(const std::function<void()>& fn, const Device& device, int
   return times[times.size() / 2];
 }
 
+Device device_option(const boost::program_options::variables_map& vm, const std::string& command) {
+  try {
+    return Device::parse(vm["device"].as<std::string>());
+  } catch (const Error& e) {
+    throw UsageError(command + ": --device: " + e.what());
+  }
+}
+
+Target target_option(const boost::program_options::variables_map& vm) {
+  return vm.count("target") ? Target(vm["target"].as<std::string>()) : Target();
+}
+
 }  // namespace tileops::cli

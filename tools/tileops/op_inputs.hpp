@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/program_options.hpp>
+
 #include "signature/signature_plan.hpp"
 #include "tileops/ops/catalog.hpp"
 #include "tileops/tensor.hpp"
@@ -29,6 +31,13 @@ std::vector<std::optional<TensorSpec>> parse_inputs(const SignaturePlan& plan,
 // The workload case whose id or label is `name` (a label picks its first dtype case). Throws
 // UsageError listing the case ids when none matches.
 WorkloadCase find_case(const SignaturePlan& plan, const std::string& name);
+
+// The --device option ("cpu", "cuda:0", ...). Throws UsageError prefixed with `command`
+// ("tileops run") when it names no device.
+Device device_option(const boost::program_options::variables_map& vm, const std::string& command);
+
+// The --target option, or no target when it was not given.
+Target target_option(const boost::program_options::variables_map& vm);
 
 // Median wall time in seconds of `repeat` calls of `fn` after `warmup` calls, synchronizing
 // `device` after each.
