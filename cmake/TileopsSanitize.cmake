@@ -11,6 +11,7 @@ set(_flags -fsanitize=${TILEOPS_SANITIZE} -fno-omit-frame-pointer)
 if(TILEOPS_SANITIZE MATCHES "undefined")
   list(APPEND _flags -fno-sanitize-recover=undefined)
 endif()
-add_compile_options(${_flags})
+# Host code only: nvcc takes no sanitizer flags, and device code cannot be instrumented.
+add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${_flags}>")
 add_link_options(-fsanitize=${TILEOPS_SANITIZE})
 message(STATUS "tileops: sanitizer ${TILEOPS_SANITIZE} enabled")

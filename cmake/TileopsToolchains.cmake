@@ -24,16 +24,27 @@ endfunction()
 set(_cuda_found OFF)
 string(TOUPPER "${TILEOPS_WITH_CUDA}" _with_cuda)
 if(NOT _with_cuda STREQUAL "OFF")
-  # The CUDA plugin uses the runtime API only: the toolkit's headers and libcudart suffice.
+  # The CUDA plugin compiles kernels (nvcc) and links the runtime API (libcudart).
   if(NOT CUDAToolkit_ROOT AND EXISTS /usr/local/cuda)
     set(CUDAToolkit_ROOT /usr/local/cuda)
   endif()
   find_package(CUDAToolkit QUIET)
-  if(CUDAToolkit_FOUND)
+  if(CUDAToolkit_FOUND AND CUDAToolkit_NVCC_EXECUTABLE)
     set(_cuda_found ON)
   endif()
 endif()
 _tileops_resolve_toolchain(TILEOPS_WITH_CUDA CUDA TILEOPS_BUILD_CUDA ${_cuda_found})
+if(TILEOPS_BUILD_CUDA)
+  if(NOT CMAKE_CUDA_COMPILER)
+    set(CMAKE_CUDA_COMPILER ${CUDAToolkit_NVCC_EXECUTABLE})
+  endif()
+  enable_language(CUDA)
+  # CMake 3.25 knows nvcc's flags only up to C++17; the kernels' headers need C++20.
+  if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+  endif()
+endif()
 
 # There is no ROCm plugin in this tree yet: AUTO says so, ON is an error rather than a build
 # that silently lacks it.

@@ -138,18 +138,20 @@ Tensor host_mirror(const Tensor& t) {
 Storage::Storage(void* data, std::size_t nbytes, Device device, Deleter deleter)
     : data_(data), nbytes_(nbytes), device_(device), deleter_(std::move(deleter)) {}
 
-Storage::Storage(void* data, std::size_t nbytes, Device device, std::shared_ptr<DeviceRuntime> runtime)
-    : data_(data), nbytes_(nbytes), device_(device), runtime_(std::move(runtime)) {}
+Storage::Storage(void* data, std::size_t nbytes, Device device, std::shared_ptr<DeviceRuntime> runtime,
+                 void* stream)
+    : data_(data), nbytes_(nbytes), device_(device), runtime_(std::move(runtime)), stream_(stream) {}
 
 std::shared_ptr<Storage> Storage::allocate(std::size_t nbytes, Device device) {
   std::shared_ptr<DeviceRuntime> rt = device_runtime_shared(device.type());
-  void* p = rt->allocate(nbytes, device.index());
-  return std::make_shared<Storage>(p, nbytes, device, std::move(rt));
+  void* stream = rt->current_stream(device.index());
+  void* p = rt->allocate_async(nbytes, device.index(), stream);
+  return std::make_shared<Storage>(p, nbytes, device, std::move(rt), stream);
 }
 
 Storage::~Storage() {
   if (runtime_) {
-    if (data_ != nullptr) runtime_->deallocate(data_, nbytes_, device_.index());
+    if (data_ != nullptr) runtime_->deallocate_async(data_, nbytes_, device_.index(), stream_);
   } else if (deleter_) {
     deleter_(data_);  // foreign memory: its owner is told even when it holds no bytes
   }
@@ -360,6 +362,11 @@ void Tensor::copy_from(const Tensor& src) const {
   if (dst_host && src_host && src.is_contiguous() && is_contiguous()) {
     convert_contiguous(src.data_ptr(), src.dtype(), data_ptr(), dtype(), numel());
     return;
+  }
+  if (!dst_host && src.device() == device() && src.dtype() == dtype()) {
+    const DeviceRuntime::StridedCopy copy{data_ptr(), src.data_ptr(), shape(), strides(), src.strides(),
+                                          dtype_size(dtype())};
+    if (device_runtime(device().type()).copy_strided(copy, device().index())) return;
   }
   // Layout or dtype differ: convert element by element on the host, mirroring a device-side
   // tensor's whole storage so that its strides stay valid.

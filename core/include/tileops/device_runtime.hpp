@@ -9,6 +9,7 @@
 
 #include "tileops/device.hpp"
 #include "tileops/export.hpp"
+#include "tileops/shape.hpp"
 
 namespace tileops {
 
@@ -38,18 +39,48 @@ class TILEOPS_API DeviceRuntime {
   // Releases memory from allocate(). Never throws.
   virtual void deallocate(void* ptr, std::size_t nbytes, int index) noexcept = 0;
 
+  // Stream-ordered allocation: memory that work queued on `stream` (a native stream handle of
+  // device `index`, as current_stream() returns) may use at once, and that deallocate_async
+  // releases in that stream's order, so neither waits for the device. Storage::allocate uses
+  // these with the calling thread's current stream and frees on the stream it allocated on.
+  // The defaults ignore the stream and call allocate() / deallocate().
+  virtual void* allocate_async(std::size_t nbytes, int index, void* stream);
+  virtual void deallocate_async(void* ptr, std::size_t nbytes, int index, void* stream) noexcept;
+
   // Copies between host memory and device `index` of this runtime, or within the device.
   virtual void copy_to_host(void* host_dst, const void* src, std::size_t nbytes, int index) = 0;
   virtual void copy_from_host(void* dst, const void* host_src, std::size_t nbytes, int index) = 0;
   virtual void copy_on_device(void* dst, const void* src, std::size_t nbytes, int index) = 0;
+
+  // A copy between two strided views of memory on device `index`, element by element in
+  // row-major order of `shape` (strides in elements, each of `element_size` bytes). Returns
+  // false, having done nothing, when the runtime has no such copy; Tensor::copy_from then goes
+  // through the host. The default returns false.
+  struct StridedCopy {
+    void* dst;
+    const void* src;
+    ShapeView shape;
+    ShapeView dst_strides;
+    ShapeView src_strides;
+    std::size_t element_size;
+  };
+  virtual bool copy_strided(const StridedCopy& copy, int index);
 
   // Waits for all work queued on device `index`.
   virtual void synchronize(int index);
   // The device new work goes to on the calling thread, and how to change it.
   virtual int current_device() const;
   virtual void set_current_device(int index);
-  // The native stream handle work is queued on (cudaStream_t, hipStream_t), or nullptr.
+  // The native stream handle (cudaStream_t, hipStream_t) the calling thread queues work for
+  // device `index` on: the last one set_current_stream() made current on this thread, else the
+  // device's default stream. nullptr is the default stream (and the only stream of runtimes
+  // without streams).
   virtual void* current_stream(int index) const;
+  // Makes `stream` the calling thread's current stream of device `index` (nullptr: the default
+  // stream). The stream must belong to that device and outlive every tensor allocated while it
+  // is current (their memory is released in its order). Runtimes without streams accept only
+  // nullptr and throw ValueError otherwise. Prefer StreamGuard (tileops/stream.hpp).
+  virtual void set_current_stream(int index, void* stream);
 
   // True for runtimes whose memory the host may dereference directly (cpu, host-backed
   // vendor devices).

@@ -28,9 +28,12 @@ class TILEOPS_API Storage {
   // Takes ownership of `data` (`nbytes` on `device`); `deleter` releases it, or nothing does
   // when it is empty (borrowed memory).
   Storage(void* data, std::size_t nbytes, Device device, Deleter deleter);
-  // Memory from `runtime`'s allocate(), released through its deallocate().
-  Storage(void* data, std::size_t nbytes, Device device, std::shared_ptr<DeviceRuntime> runtime);
-  // Allocates `nbytes` through the device's runtime.
+  // Memory from `runtime`'s allocate_async() on `stream` (allocate() when stream is nullptr),
+  // released through its deallocate_async() on the same stream.
+  Storage(void* data, std::size_t nbytes, Device device, std::shared_ptr<DeviceRuntime> runtime,
+          void* stream = nullptr);
+  // Allocates `nbytes` through the device's runtime, ordered on the calling thread's current
+  // stream of that device.
   static std::shared_ptr<Storage> allocate(std::size_t nbytes, Device device);
   ~Storage();
   Storage(const Storage&) = delete;
@@ -45,6 +48,7 @@ class TILEOPS_API Storage {
   std::size_t nbytes_;
   Device device_;
   std::shared_ptr<DeviceRuntime> runtime_;
+  void* stream_ = nullptr;  // the stream the runtime allocated on, and releases on
   Deleter deleter_;
 };
 

@@ -20,6 +20,18 @@ void DeviceRuntime::set_current_device(int index) {
   }
 }
 void* DeviceRuntime::current_stream(int) const { return nullptr; }
+void DeviceRuntime::set_current_stream(int index, void* stream) {
+  if (stream != nullptr) {
+    const std::string name(type().name());
+    throw ValueError("device type '" + name + "' has no streams: " + name + ":" + std::to_string(index) +
+                     " takes only the default stream (nullptr) as its current stream");
+  }
+}
+void* DeviceRuntime::allocate_async(std::size_t nbytes, int index, void*) { return allocate(nbytes, index); }
+void DeviceRuntime::deallocate_async(void* ptr, std::size_t nbytes, int index, void*) noexcept {
+  deallocate(ptr, nbytes, index);
+}
+bool DeviceRuntime::copy_strided(const StridedCopy&, int) { return false; }
 bool DeviceRuntime::host_accessible() const { return false; }
 bool DeviceRuntime::is_accelerator() const { return false; }
 

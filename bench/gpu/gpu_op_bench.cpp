@@ -1,0 +1,201 @@
+// Times the cuda plugin's kernels through op(...) on one GPU and prints one JSON object per
+// line: the device-to-device copy bandwidth of this run, then each (op, shape, dtype) with its
+// median time per call and the bytes its manifest roofline counts, then the host time of one
+// cached call of a tiny op. bench/gpu/compare_torch.py runs it beside PyTorch's kernels on
+// the same shapes and prints the table.
+//
+// Method: CUDA events around batches of calls on the default stream, after a warm-up; the
+// median over repetitions; inputs rotated among enough copies that a batch reads more than
+// twice the L2 cache (at most 64 copies), so that sizes that fit in it are not timed from it.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tileops/ops/batch_norm.hpp"
+#include "tileops/ops/elementwise.hpp"
+#include "tileops/ops/layer_norm.hpp"
+#include "tileops/ops/reduction.hpp"
+#include "tileops/ops/rms_norm.hpp"
+#include "tileops/ops/softmax.hpp"
+#include "tileops/plugin.hpp"
+#include "tileops/testing.hpp"
+
+namespace {
+
+using namespace tileops;
+const Device kGpu = Device::parse("cuda:0");
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "gpu_op_bench: %s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Median milliseconds per call of `call(i)` (i picks the input copy), timed with events.
+double time_calls(const std::function<void(int)>& call, int copies) {
+  for (int i = 0; i < 10; ++i) call(i % copies);
+  check(cudaDeviceSynchronize(), "warm-up");
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  // Calls per batch: enough for a batch of about 2 ms, at most 200.
+  check(cudaEventRecord(start), "record");
+  call(0);
+  check(cudaEventRecord(stop), "record");
+  check(cudaEventSynchronize(stop), "sync");
+  float one = 0;
+  check(cudaEventElapsedTime(&one, start, stop), "elapsed");
+  const int batch = std::clamp(static_cast<int>(2.0 / std::max(one, 1e-3f)), 1, 200);
+  std::vector<double> per_call;
+  for (int rep = 0; rep < 15; ++rep) {
+    check(cudaEventRecord(start), "record");
+    for (int i = 0; i < batch; ++i) call((rep * batch + i) % copies);
+    check(cudaEventRecord(stop), "record");
+    check(cudaEventSynchronize(stop), "sync");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+    per_call.push_back(ms / batch);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return median(per_call);
+}
+
+double copy_bandwidth_gbps() {
+  const std::size_t bytes = std::size_t{1} << 30;
+  void *a = nullptr, *b = nullptr;
+  check(cudaMalloc(&a, bytes), "cudaMalloc");
+  check(cudaMalloc(&b, bytes), "cudaMalloc");
+  check(cudaMemset(a, 1, bytes), "memset");
+  const double ms = time_calls([&](int) { check(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice), "copy"); }, 1);
+  cudaFree(a);
+  cudaFree(b);
+  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+}
+
+Tensor random_gpu(const Shape& shape, DType dtype, unsigned seed) {
+  return testing::random_tensors({TensorSpec{Device::cpu(), dtype, shape}}, Device::cpu(), seed).front().to(kGpu);
+}
+
+struct Case {
+  std::string op;
+  Shape shape;
+  DType dtype;
+  std::function<std::unique_ptr<Op>()> make;
+  // The inputs of one copy, given the case's shape and dtype.
+  std::function<std::vector<Tensor>(const Shape&, DType, unsigned)> inputs;
+};
+
+std::vector<Tensor> x_only(const Shape& s, DType d, unsigned seed) { return {random_gpu(s, d, seed)}; }
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (std::int64_t rows : {16384, 2048, 4}) {
+    const Shape shape{rows, 4096};
+    for (DType dt : {DType::float32, DType::float16, DType::bfloat16}) {
+      const auto add = [&](std::string op, std::function<std::unique_ptr<Op>()> make,
+                           std::function<std::vector<Tensor>(const Shape&, DType, unsigned)> inputs) {
+        out.push_back({std::move(op), shape, dt, std::move(make), std::move(inputs)});
+      };
+      add("rms_norm", [] { return std::make_unique<RMSNormFwdOp>(std::vector<std::int64_t>{4096}, 1e-5); },
+          [](const Shape& s, DType d, unsigned seed) {
+            return std::vector<Tensor>{random_gpu(s, d, seed), random_gpu({4096}, d, seed + 1)};
+          });
+      add("layer_norm", [] { return std::make_unique<LayerNormFwdOp>(std::vector<std::int64_t>{4096}, 1e-5); },
+          [](const Shape& s, DType d, unsigned seed) {
+            return std::vector<Tensor>{random_gpu(s, d, seed), random_gpu({4096}, d, seed + 1),
+                                       random_gpu({4096}, d, seed + 2)};
+          });
+      add("softmax", [] { return std::make_unique<SoftmaxFwdOp>(-1); }, x_only);
+      add("silu_and_mul", [] { return std::make_unique<SiluAndMulFwdOp>(); }, x_only);
+      add("add", [] { return std::make_unique<AddFwdOp>(); }, [](const Shape& s, DType d, unsigned seed) {
+        return std::vector<Tensor>{random_gpu(s, d, seed), random_gpu(s, d, seed + 1)};
+      });
+      add("add_row", [] { return std::make_unique<AddFwdOp>(); }, [](const Shape& s, DType d, unsigned seed) {
+        return std::vector<Tensor>{random_gpu(s, d, seed), random_gpu({4096}, d, seed + 1)};
+      });
+      add("relu", [] { return std::make_unique<ReluFwdOp>(); }, x_only);
+      add("sum", [] { return std::make_unique<SumFwdOp>(std::int64_t{-1}); }, x_only);
+      add("prod", [] { return std::make_unique<ProdFwdOp>(std::int64_t{-1}); }, x_only);
+      for (bool training : {false, true}) {
+        add(training ? "batch_norm_train" : "batch_norm_infer",
+            [training] { return std::make_unique<BatchNormFwdOp>(training, 0.1, 1e-5); },
+            [](const Shape& s, DType d, unsigned seed) {
+              const Tensor var = Tensor::from_doubles(std::vector<double>(4096, 1.0), {4096}, DType::float32).to(kGpu);
+              return std::vector<Tensor>{random_gpu(s, d, seed), random_gpu({4096}, DType::float32, seed + 1), var,
+                                         random_gpu({4096}, DType::float32, seed + 2),
+                                         random_gpu({4096}, DType::float32, seed + 3)};
+            });
+      }
+    }
+  }
+  return out;
+}
+
+// Host microseconds per cached call of RMSNormFwdOp on [4, 4096] bfloat16: the median of
+// several loops of calls that do not wait for the GPU in between.
+double tiny_call_host_us() {
+  RMSNormFwdOp op({4096}, 1e-5);
+  const Tensor x = random_gpu({4, 4096}, DType::bfloat16, 1), w = random_gpu({4096}, DType::bfloat16, 2);
+  for (int i = 0; i < 100; ++i) op(x, w);
+  check(cudaDeviceSynchronize(), "sync");
+  std::vector<double> per_call;
+  for (int rep = 0; rep < 7; ++rep) {
+    constexpr int kCalls = 2000;
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kCalls; ++i) op(x, w);
+    const auto end = std::chrono::steady_clock::now();
+    per_call.push_back(std::chrono::duration<double, std::micro>(end - start).count() / kCalls);
+    check(cudaDeviceSynchronize(), "sync");
+  }
+  return median(per_call);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  load_backends();
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "gpu_op_bench: no CUDA device\n");
+    return 1;
+  }
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, 0), "properties");
+  const double copy = copy_bandwidth_gbps();
+  std::printf("{\"kind\": \"copy\", \"device\": \"%s\", \"gbps\": %.1f}\n", prop.name, copy);
+  const std::string only = argc > 1 ? argv[1] : "";
+  for (const Case& c : cases()) {
+    if (!only.empty() && c.op != only) continue;
+    std::unique_ptr<Op> op = c.make();
+    std::vector<std::vector<Tensor>> sets{c.inputs(c.shape, c.dtype, 1)};
+    std::size_t set_bytes = 0;
+    for (const Tensor& t : sets[0]) set_bytes += t.nbytes();
+    const std::size_t want = 2 * static_cast<std::size_t>(prop.l2CacheSize);
+    while (sets.size() < 64 && sets.size() * set_bytes < want) sets.push_back(c.inputs(c.shape, c.dtype, sets.size() + 1));
+    op->call(CallArgs(sets[0]));
+    const double bytes = op->eval_roofline().bytes;
+    const double ms = time_calls([&](int i) { op->call(CallArgs(sets[static_cast<std::size_t>(i)])); },
+                                 static_cast<int>(sets.size()));
+    std::printf("{\"kind\": \"op\", \"op\": \"%s\", \"shape\": [%lld, %lld], \"dtype\": \"%s\", \"ms\": %.6f, "
+                "\"bytes\": %.0f, \"copies\": %zu}\n",
+                c.op.c_str(), static_cast<long long>(c.shape[0]), static_cast<long long>(c.shape[1]),
+                std::string(dtype_name(c.dtype)).c_str(), ms, bytes, sets.size());
+    std::fflush(stdout);
+  }
+  std::printf("{\"kind\": \"host_call\", \"op\": \"rms_norm\", \"shape\": [4, 4096], \"dtype\": \"bfloat16\", "
+              "\"us\": %.3f}\n",
+              tiny_call_host_us());
+  return 0;
+}

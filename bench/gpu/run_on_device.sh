@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (through the device tool), from the repository root, over a build
+# packed into .dev by ../shared/tools/pack-for-device.sh: the GPU test cases, then the GPU op
+# benchmark beside PyTorch. Logs and tables go to $OUT:
+#   gpu.txt          the GPU and its clocks before the runs
+#   gpu_tests.log    the doctest output of every "GPU: ..." case
+#   gpu_bench.md     the benchmark table; gpu_bench.json its figures
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+dev=${TILEOPS_DEV_DIR:-.dev}
+out=${OUT:?OUT must name the folder for the results}
+export LD_LIBRARY_PATH=$PWD/$dev/sys:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export PYTHONUNBUFFERED=1
+status=0
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$out/gpu.txt" 2>&1
+"$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
+tail -n 25 "$out/gpu_tests.log"
+if [ "${1:-}" != "--tests-only" ]; then
+  python3 bench/gpu/compare_torch.py "$dev/bin/gpu_op_bench" --json "$out/gpu_bench.json" \
+    --markdown "$out/gpu_bench.md" || status=1
+fi
+exit $status

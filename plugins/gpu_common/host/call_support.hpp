@@ -1,0 +1,21 @@
+// Small helpers the GPU kernel classes share on their call path.
+#pragma once
+
+#include "gpu_runtime.hpp"
+#include "tileops/kernel.hpp"
+#include "tileops/tensor.hpp"
+
+namespace tileops::gpu {
+
+// The calling thread's current stream of the tensor's device.
+inline void* stream_of(const Tensor& t) { return runtime()->current_stream(t.device().index()); }
+
+inline const void* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
+
+// Rows of `n` elements in a tensor of `numel` elements (0 when n is 0).
+inline std::int64_t rows_of(const Tensor& t, std::int64_t n) { return n == 0 ? 0 : t.numel() / n; }
+
+// The multiprocessor count of the call's device, read when an entry is built.
+int sm_count_of(const CallSpec& call);
+
+}  // namespace tileops::gpu

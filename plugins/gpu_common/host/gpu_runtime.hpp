@@ -1,0 +1,77 @@
+// The device runtime of the GPU plugins ("cuda", or "hip" when built with TILEOPS_GPU_HIP),
+// one source for both vendors through vendor_api.hpp:
+// - memory comes from each device's stream-ordered pool (cudaMallocFromPoolAsync on the
+//   device's default pool, which keeps what it is given back), so that a warm call allocates
+//   without cudaMalloc and frees without waiting for the device;
+// - each thread has a current stream per device (set_current_stream, StreamGuard); kernels,
+//   allocations and copies go to it;
+// - copies to and from the host are ordered on the current stream and wait for that stream
+//   only, never for the whole device.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "tileops/device_runtime.hpp"
+
+namespace tileops::gpu {
+
+class GpuRuntime final : public DeviceRuntime {
+ public:
+  GpuRuntime();
+  ~GpuRuntime() override;
+
+  DeviceType type() const override { return type_; }
+  // Queries the driver on the first call only, so that loading the plugin does not pay for
+  // the driver's initialisation (about 200 ms); without a driver or a GPU it is 0.
+  int device_count() const override;
+  DeviceFacts facts(int index) const override;
+  void* allocate(std::size_t nbytes, int index) override;
+  void deallocate(void* ptr, std::size_t nbytes, int index) noexcept override;
+  void* allocate_async(std::size_t nbytes, int index, void* stream) override;
+  void deallocate_async(void* ptr, std::size_t nbytes, int index, void* stream) noexcept override;
+  void copy_to_host(void* dst, const void* src, std::size_t nbytes, int index) override;
+  void copy_from_host(void* dst, const void* src, std::size_t nbytes, int index) override;
+  void copy_on_device(void* dst, const void* src, std::size_t nbytes, int index) override;
+  bool copy_strided(const StridedCopy& copy, int index) override;
+  void synchronize(int index) override;
+  int current_device() const override;
+  void set_current_device(int index) override;
+  void* current_stream(int index) const override;
+  void set_current_stream(int index, void* stream) override;
+  bool is_accelerator() const override { return true; }
+
+  // Throws ValueError unless 0 <= index < device_count().
+  void check_index(int index, const char* what) const;
+
+ private:
+  struct DeviceState;
+  DeviceState& state(int index) const;  // the device's pool, set up on first use
+
+  DeviceType type_;
+  mutable std::once_flag count_once_;
+  mutable int count_ = 0;
+  mutable std::once_flag facts_once_;
+  mutable std::vector<DeviceFacts> facts_;
+  mutable std::unique_ptr<DeviceState[]> states_;
+};
+
+// The plugin's runtime, created on first use (the plugin registers it when it loads).
+std::shared_ptr<GpuRuntime> runtime();
+
+// Makes device `index` current on the calling thread for the guard's lifetime when it is not
+// already (a launch goes to the current device's streams).
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int index);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_;
+  bool switched_ = false;
+};
+
+}  // namespace tileops::gpu

@@ -1,0 +1,154 @@
+// The host-side interface of the shared GPU kernels: one function per kernel family, taking
+// raw device pointers, extents and the stream to launch on (a cudaStream_t / hipStream_t as
+// void*; nullptr is the default stream). The device code behind them (../kernels/*.cu)
+// compiles with nvcc and with hipcc. Every launcher:
+// - launches on the calling thread's current device, which must be the device of every
+//   pointer (the kernel classes hold a DeviceGuard);
+// - chooses 16-byte accesses only where every pointer it moves that way is 16-byte aligned
+//   and the extents allow it, and a scalar path otherwise (views with odd offsets);
+// - handles empty extents by launching nothing, and extents too large for the grid by
+//   looping inside the kernels;
+// - throws RuntimeError when the launch fails, and TypeError for a dtype it has no body for
+//   (the kernel classes refuse those calls first).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tileops/dtype.hpp"
+
+namespace tileops::gpu {
+
+// Rows of `n` contiguous elements (x and y contiguous [rows, n]; weight and bias [n] or null).
+struct RowNormArgs {
+  const void* x;
+  const void* weight;
+  const void* bias;
+  void* y;
+  std::int64_t rows;
+  std::int64_t n;
+  float eps;
+  DType dtype;  // float32, float16 or bfloat16, for x, y, weight and bias
+};
+// y = x / sqrt(mean(x^2) + eps) * weight, accumulated in float.
+void launch_rms_norm(const RowNormArgs& args, void* stream);
+// y = (x - mean) / sqrt(biased var + eps) * weight + bias, accumulated in float.
+void launch_layer_norm(const RowNormArgs& args, void* stream);
+
+// Softmax of contiguous x viewed as [outer, n, inner] along the middle axis, into y (same
+// layout): exp(x - max) / sum(exp(x - max)), in float.
+struct SoftmaxArgs {
+  const void* x;
+  void* y;
+  std::int64_t outer;
+  std::int64_t n;
+  std::int64_t inner;
+  DType dtype;  // float32, float16 or bfloat16
+};
+void launch_softmax(const SoftmaxArgs& args, void* stream);
+
+// y[m, j] = silu(x[m, j]) * x[m, n + j] for contiguous x [rows, 2n] and y [rows, n].
+struct SiluAndMulArgs {
+  const void* x;
+  void* y;
+  std::int64_t rows;
+  std::int64_t n;
+  DType dtype;  // float32, float16 or bfloat16
+};
+void launch_silu_and_mul(const SiluAndMulArgs& args, void* stream);
+
+// The most axes a strided operand may keep once axes that are contiguous in every operand are
+// merged and unit axes dropped.
+inline constexpr int kMaxStridedRank = 25;
+
+// out = a + alpha * b, out contiguous with `numel` elements (out may be a itself unless
+// `strided`). Without `strided`, a is contiguous like out and b is either contiguous like out
+// (b_period == numel) or one contiguous row of `b_period` elements repeated along out.
+// With `strided`, a and b are read through the strides (in elements; 0 on broadcast axes) of
+// the coalesced `shape` of out, of rank `rank` <= kMaxStridedRank.
+struct AddArgs {
+  const void* a;
+  const void* b;
+  void* out;
+  std::int64_t numel;
+  std::int64_t b_period;
+  double alpha;  // integral for integer dtypes
+  DType dtype;   // float32, float16, bfloat16, int32 or int64
+  bool strided = false;
+  int rank = 0;
+  std::int64_t shape[kMaxStridedRank] = {};
+  std::int64_t a_strides[kMaxStridedRank] = {};
+  std::int64_t b_strides[kMaxStridedRank] = {};
+};
+void launch_add(const AddArgs& args, void* stream);
+
+// out = max(x, 0) over `numel` contiguous elements (NaN stays NaN); out may be x.
+struct ReluArgs {
+  const void* x;
+  void* out;
+  std::int64_t numel;
+  DType dtype;  // float32, float16 or bfloat16
+};
+void launch_relu(const ReluArgs& args, void* stream);
+
+// y[h, i, j] = slopes[h] * (j - i), computed in double, for contiguous y [heads, seq, seq].
+struct AlibiArgs {
+  const double* slopes;  // device memory, `heads` values
+  void* y;
+  std::int64_t heads;
+  std::int64_t seq;
+  DType dtype;  // float32, float16 or bfloat16
+};
+void launch_alibi(const AlibiArgs& args, void* stream);
+
+// Sum or product of contiguous x viewed as [outer, reduce, inner] over the middle axis into
+// contiguous y [outer, inner], accumulated in int64 for integer outputs and in double
+// otherwise (the reference kernels' rule). A reduction split across blocks writes partial
+// results to `workspace` (device memory of reduce_workspace_bytes(...) bytes) and combines
+// them in a second launch, in a fixed order: results do not depend on timing.
+struct ReduceArgs {
+  const void* x;
+  void* y;
+  std::int64_t outer;
+  std::int64_t reduce;
+  std::int64_t inner;
+  DType in_dtype;   // float16, bfloat16, float32, float64, int32 or int64
+  DType out_dtype;  // likewise
+  bool product;
+  int sm_count;  // multiprocessors of the device: how far to split
+};
+std::size_t reduce_workspace_bytes(const ReduceArgs& args);
+void launch_reduce(const ReduceArgs& args, void* workspace, void* stream);
+
+// Batch normalization of contiguous x viewed as [n, channels, inner] into y (same layout).
+// Statistics and parameters are float32 [channels]; weight and bias may be null.
+struct BatchNormArgs {
+  const void* x;
+  void* y;
+  std::int64_t n;
+  std::int64_t channels;
+  std::int64_t inner;
+  const float* weight;
+  const float* bias;
+  float* running_mean;  // updated in place when training
+  float* running_var;
+  float* batch_mean;  // training: written with the batch mean
+  float* batch_rstd;  // training: 1 / sqrt(biased batch variance + eps)
+  double eps;
+  double momentum;
+  DType dtype;  // float32, float16 or bfloat16
+  int sm_count;
+};
+std::size_t batch_norm_workspace_bytes(const BatchNormArgs& args, bool training);
+// Training: batch statistics (accumulated in double), running statistics updated with the
+// unbiased variance, then y. Inference: y from the running statistics, read only.
+void launch_batch_norm(const BatchNormArgs& args, bool training, void* workspace, void* stream);
+
+// dst[i] = src[i] over two strided views of `rank` axes of `shape` (strides in elements of
+// `element_size` bytes). Returns false, launching nothing, when the element size is not 1, 2,
+// 4 or 8 or the views keep more than kMaxStridedRank axes once coalesced.
+bool launch_strided_copy(void* dst, const void* src, const std::int64_t* shape, std::size_t rank,
+                         const std::int64_t* dst_strides, const std::int64_t* src_strides, std::size_t element_size,
+                         void* stream);
+
+}  // namespace tileops::gpu

@@ -1,0 +1,97 @@
+// RMSNorm, LayerNorm, Softmax and BatchNorm on the GPU.
+#include "call_support.hpp"
+#include "kernel_types.hpp"
+#include "launchers.hpp"
+
+namespace tileops::gpu {
+
+std::optional<std::string> refuse_unless_float(DType dtype) {
+  if (dtype == DType::float32 || dtype == DType::float16 || dtype == DType::bfloat16) return std::nullopt;
+  return "serves float32, float16 and bfloat16, not " + std::string(dtype_name(dtype));
+}
+
+int sm_count_of(const CallSpec& call) { return runtime()->facts(call.device ? call.device->index() : 0).sm_count; }
+
+Tensor RMSNormKernel::forward(const Tensor& x, const Tensor& weight) {
+  DeviceGuard on(x.device().index());
+  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
+  launch_rms_norm({x.data_ptr(), data_or_null(weight), nullptr, y.data_ptr(), rows_of(x, call_.n), call_.n,
+                   static_cast<float>(call_.eps), call_.dtype},
+                  stream_of(x));
+  return y;
+}
+
+Tensor LayerNormKernel::forward(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  DeviceGuard on(x.device().index());
+  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
+  launch_layer_norm({x.data_ptr(), data_or_null(weight), data_or_null(bias), y.data_ptr(), rows_of(x, call_.n),
+                     call_.n, static_cast<float>(call_.eps), call_.dtype},
+                    stream_of(x));
+  return y;
+}
+
+Tensor SoftmaxKernel::forward(const Tensor& x) {
+  DeviceGuard on(x.device().index());
+  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
+  const std::int64_t run = call_.n * call_.inner;
+  launch_softmax({x.data_ptr(), y.data_ptr(), run == 0 ? 0 : x.numel() / run, call_.n, call_.inner, call_.dtype},
+                 stream_of(x));
+  return y;
+}
+
+namespace {
+
+struct BatchLayout {
+  std::int64_t n, channels, inner;
+};
+
+BatchLayout batch_layout(const Tensor& x) {
+  const std::int64_t n = x.shape()[0], c = x.shape()[1];
+  return {n, c, n * c == 0 ? 0 : x.numel() / (n * c)};
+}
+
+// The [C] float32 parameters as the kernels read them (the manifest declares them float32).
+Tensor as_float32(const Tensor& t) { return t.defined() ? t.to(DType::float32).contiguous() : t; }
+const float* floats_or_null(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
+
+Tensor workspace(std::size_t bytes, const Device& device) {
+  return Tensor::empty({static_cast<std::int64_t>(bytes)}, DType::uint8, device);
+}
+
+}  // namespace
+
+BatchNormTrainKernel::BatchNormTrainKernel(const BatchNormCall& call) : call_(call), sm_count_(sm_count_of(call)) {}
+
+BatchNormTrainResult BatchNormTrainKernel::forward(const Tensor& x, const Tensor& running_mean,
+                                                   const Tensor& running_var, const Tensor& weight,
+                                                   const Tensor& bias) {
+  DeviceGuard on(x.device().index());
+  const BatchLayout l = batch_layout(x);
+  BatchNormTrainResult r{Tensor::empty(x.shape(), x.dtype(), x.device()),
+                         Tensor::empty({l.channels}, DType::float32, x.device()),
+                         Tensor::empty({l.channels}, DType::float32, x.device())};
+  const Tensor w = as_float32(weight), b = as_float32(bias);
+  BatchNormArgs args{x.data_ptr(),     r.y.data_ptr(),   l.n,           l.channels,
+                     l.inner,          floats_or_null(w), floats_or_null(b), running_mean.data<float>(),
+                     running_var.data<float>(), r.mean.data<float>(), r.rstd.data<float>(), call_.eps,
+                     call_.momentum,   call_.dtype,      sm_count_};
+  const Tensor scratch = workspace(batch_norm_workspace_bytes(args, true), x.device());
+  launch_batch_norm(args, true, scratch.data_ptr(), stream_of(x));
+  return r;
+}
+
+Tensor BatchNormInferKernel::forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                                     const Tensor& weight, const Tensor& bias) {
+  DeviceGuard on(x.device().index());
+  const BatchLayout l = batch_layout(x);
+  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
+  const Tensor w = as_float32(weight), b = as_float32(bias);
+  BatchNormArgs args{x.data_ptr(), y.data_ptr(), l.n, l.channels, l.inner, floats_or_null(w), floats_or_null(b),
+                     running_mean.data<float>(), running_var.data<float>(),
+                     nullptr, nullptr, call_.eps, call_.momentum, call_.dtype, 0};
+  const Tensor scratch = workspace(batch_norm_workspace_bytes(args, false), x.device());
+  launch_batch_norm(args, false, scratch.data_ptr(), stream_of(x));
+  return y;
+}
+
+}  // namespace tileops::gpu

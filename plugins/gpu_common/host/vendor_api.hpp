@@ -1,0 +1,86 @@
+// The GPU runtime API under one set of names for the host code shared by the cuda and rocm
+// plugins: the CUDA runtime when compiled for cuda, HIP's (same calls, `hip` prefix) when
+// TILEOPS_GPU_HIP is defined. Only what the shared runtime and launchers use is mapped.
+#pragma once
+
+#if defined(TILEOPS_GPU_HIP)
+#include <hip/hip_runtime_api.h>
+#else
+#include <cuda_runtime_api.h>
+#endif
+
+#include "vendor.hpp"
+
+namespace tileops::gpu::api {
+
+inline constexpr const char* kVendor = kDeviceType;
+
+#if defined(TILEOPS_GPU_HIP)
+using Error = hipError_t;
+using Stream = hipStream_t;
+using MemPool = hipMemPool_t;
+using DeviceProp = hipDeviceProp_t;
+inline constexpr Error kSuccess = hipSuccess;
+inline constexpr Error kOutOfMemory = hipErrorOutOfMemory;
+inline constexpr Error kNoDevice = hipErrorNoDevice;
+inline const char* error_name(Error e) { return hipGetErrorName(e); }
+inline const char* error_string(Error e) { return hipGetErrorString(e); }
+inline Error get_last_error() { return hipGetLastError(); }
+inline Error device_count(int* n) { return hipGetDeviceCount(n); }
+inline Error get_device(int* d) { return hipGetDevice(d); }
+inline Error set_device(int d) { return hipSetDevice(d); }
+inline Error properties(DeviceProp* p, int d) { return hipGetDeviceProperties(p, d); }
+inline Error default_pool(MemPool* pool, int d) { return hipDeviceGetDefaultMemPool(pool, d); }
+inline Error keep_pool_memory(MemPool pool) {
+  unsigned long long keep = ~0ull;
+  return hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &keep);
+}
+inline Error malloc_from_pool(void** p, size_t n, MemPool pool, Stream s) { return hipMallocFromPoolAsync(p, n, pool, s); }
+inline Error free_async(void* p, Stream s) { return hipFreeAsync(p, s); }
+inline Error copy_to_host(void* d, const void* s, size_t n, Stream st) {
+  return hipMemcpyAsync(d, s, n, hipMemcpyDeviceToHost, st);
+}
+inline Error copy_from_host(void* d, const void* s, size_t n, Stream st) {
+  return hipMemcpyAsync(d, s, n, hipMemcpyHostToDevice, st);
+}
+inline Error copy_on_device(void* d, const void* s, size_t n, Stream st) {
+  return hipMemcpyAsync(d, s, n, hipMemcpyDeviceToDevice, st);
+}
+inline Error stream_synchronize(Stream s) { return hipStreamSynchronize(s); }
+inline Error device_synchronize() { return hipDeviceSynchronize(); }
+#else
+using Error = cudaError_t;
+using Stream = cudaStream_t;
+using MemPool = cudaMemPool_t;
+using DeviceProp = cudaDeviceProp;
+inline constexpr Error kSuccess = cudaSuccess;
+inline constexpr Error kOutOfMemory = cudaErrorMemoryAllocation;
+inline constexpr Error kNoDevice = cudaErrorNoDevice;
+inline const char* error_name(Error e) { return cudaGetErrorName(e); }
+inline const char* error_string(Error e) { return cudaGetErrorString(e); }
+inline Error get_last_error() { return cudaGetLastError(); }
+inline Error device_count(int* n) { return cudaGetDeviceCount(n); }
+inline Error get_device(int* d) { return cudaGetDevice(d); }
+inline Error set_device(int d) { return cudaSetDevice(d); }
+inline Error properties(DeviceProp* p, int d) { return cudaGetDeviceProperties(p, d); }
+inline Error default_pool(MemPool* pool, int d) { return cudaDeviceGetDefaultMemPool(pool, d); }
+inline Error keep_pool_memory(MemPool pool) {
+  unsigned long long keep = ~0ull;
+  return cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+}
+inline Error malloc_from_pool(void** p, size_t n, MemPool pool, Stream s) { return cudaMallocFromPoolAsync(p, n, pool, s); }
+inline Error free_async(void* p, Stream s) { return cudaFreeAsync(p, s); }
+inline Error copy_to_host(void* d, const void* s, size_t n, Stream st) {
+  return cudaMemcpyAsync(d, s, n, cudaMemcpyDeviceToHost, st);
+}
+inline Error copy_from_host(void* d, const void* s, size_t n, Stream st) {
+  return cudaMemcpyAsync(d, s, n, cudaMemcpyHostToDevice, st);
+}
+inline Error copy_on_device(void* d, const void* s, size_t n, Stream st) {
+  return cudaMemcpyAsync(d, s, n, cudaMemcpyDeviceToDevice, st);
+}
+inline Error stream_synchronize(Stream s) { return cudaStreamSynchronize(s); }
+inline Error device_synchronize() { return cudaDeviceSynchronize(); }
+#endif
+
+}  // namespace tileops::gpu::api

@@ -1,0 +1,239 @@
+// Batch normalization of x viewed as [n, channels, inner]. Training: per-channel sums and sums
+// of squares in double (split across blocks where the channels alone would leave the device
+// idle, combined in split order), then one thread per channel turns them into the batch
+// statistics, the running-statistics update and the channel's affine map. Inference builds
+// the affine map from the running statistics. Either way a last pass writes
+// y = (x - mean) * scale + bias.
+#include "../host/launchers.hpp"
+#include "launch.cuh"
+
+namespace tileops::gpu {
+namespace {
+
+constexpr int kThreads = 256;
+
+struct Moments {
+  double sum;
+  double squares;
+};
+
+// What the output pass applies to one channel.
+struct alignas(16) ChannelAffine {
+  float mean;
+  float scale;
+  float bias;
+  float unused;
+};
+
+// x is [n, channels] (inner == 1): one thread per group of kVec adjacent channels walks its
+// chunk of the batch.
+template <class T, int kVec>
+__global__ void moments_channels_last(const T* __restrict__ x, Moments* __restrict__ partial, std::int64_t n,
+                                      std::int64_t channels, std::int64_t chunk) {
+  const std::int64_t groups = channels / kVec;
+  const std::int64_t begin = blockIdx.y * chunk;
+  const std::int64_t end = begin + chunk < n ? begin + chunk : n;
+  for (std::int64_t g = global_thread(); g < groups; g += grid_threads()) {
+    double sum[kVec], squares[kVec];
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) sum[k] = squares[k] = 0.0;
+    for (std::int64_t r = begin; r < end; ++r) {
+      const Pack<T, kVec> in = load_pack<kVec>(x + r * channels + g * kVec);
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        const double v = to_double(in.v[k]);
+        sum[k] += v;
+        squares[k] += v * v;
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) partial[blockIdx.y * channels + g * kVec + k] = Moments{sum[k], squares[k]};
+  }
+}
+
+// inner > 1: one block per (channel, chunk of the batch) walks the chunk's runs of `inner`
+// elements, in packs of kVec (inner % kVec == 0), tracking its (row, offset) position without
+// dividing.
+template <class T, int kVec>
+__global__ void moments_rows(const T* __restrict__ x, Moments* __restrict__ partial, std::int64_t n,
+                             std::int64_t channels, std::int64_t inner, std::int64_t chunk) {
+  __shared__ double scratch[kMaxWarps];
+  const std::int64_t packs = inner / kVec;
+  const std::int64_t begin = blockIdx.y * chunk;
+  const std::int64_t end = begin + chunk < n ? begin + chunk : n;
+  const std::int64_t row_step = kThreads / packs, pack_step = kThreads % packs;
+  for (std::int64_t c = blockIdx.x; c < channels; c += gridDim.x) {
+    double sum = 0.0, squares = 0.0;
+    std::int64_t r = begin + threadIdx.x / packs, p = threadIdx.x % packs;
+    while (r < end) {
+      const Pack<T, kVec> in = load_pack<kVec>(x + (r * channels + c) * inner + p * kVec);
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        const double v = to_double(in.v[k]);
+        sum += v;
+        squares += v * v;
+      }
+      r += row_step;
+      p += pack_step;
+      if (p >= packs) {
+        p -= packs;
+        ++r;
+      }
+    }
+    sum = block_reduce(sum, Add{}, 0.0, scratch);
+    squares = block_reduce(squares, Add{}, 0.0, scratch);
+    if (threadIdx.x == 0) partial[blockIdx.y * channels + c] = Moments{sum, squares};
+  }
+}
+
+__global__ void finish_training(const Moments* __restrict__ partial, std::int64_t splits, std::int64_t channels,
+                                double count, const float* __restrict__ weight, const float* __restrict__ bias,
+                                float* __restrict__ running_mean, float* __restrict__ running_var,
+                                float* __restrict__ batch_mean, float* __restrict__ batch_rstd, double eps,
+                                double momentum, ChannelAffine* __restrict__ affine) {
+  for (std::int64_t c = global_thread(); c < channels; c += grid_threads()) {
+    double sum = 0.0, squares = 0.0;
+    for (std::int64_t s = 0; s < splits; ++s) {
+      sum += partial[s * channels + c].sum;
+      squares += partial[s * channels + c].squares;
+    }
+    const double mean = sum / count;
+    const double var = fmax(squares / count - mean * mean, 0.0);
+    const double rstd = 1.0 / sqrt(var + eps);
+    running_mean[c] = static_cast<float>((1.0 - momentum) * running_mean[c] + momentum * mean);
+    running_var[c] = static_cast<float>((1.0 - momentum) * running_var[c] + momentum * var * count / (count - 1.0));
+    batch_mean[c] = static_cast<float>(mean);
+    batch_rstd[c] = static_cast<float>(rstd);
+    const double scale = weight != nullptr ? rstd * weight[c] : rstd;
+    affine[c] = ChannelAffine{static_cast<float>(mean), static_cast<float>(scale), bias != nullptr ? bias[c] : 0.0f, 0.0f};
+  }
+}
+
+__global__ void affine_from_running(std::int64_t channels, const float* __restrict__ weight,
+                                    const float* __restrict__ bias, const float* __restrict__ running_mean,
+                                    const float* __restrict__ running_var, double eps,
+                                    ChannelAffine* __restrict__ affine) {
+  for (std::int64_t c = global_thread(); c < channels; c += grid_threads()) {
+    const double rstd = 1.0 / sqrt(static_cast<double>(running_var[c]) + eps);
+    const double scale = weight != nullptr ? rstd * weight[c] : rstd;
+    affine[c] = ChannelAffine{running_mean[c], static_cast<float>(scale), bias != nullptr ? bias[c] : 0.0f, 0.0f};
+  }
+}
+
+template <class T>
+__device__ __forceinline__ T apply(T v, const ChannelAffine& a) {
+  return store_as<T>((to_float(v) - a.mean) * a.scale + a.bias);
+}
+
+// inner == 1: blockIdx.y walks the batch rows, x walks packs of channels.
+template <class T, int kVec>
+__global__ void apply_channels_last(const T* __restrict__ x, T* __restrict__ y, std::int64_t n, std::int64_t channels,
+                                    const ChannelAffine* __restrict__ affine) {
+  const std::int64_t packs = channels / kVec;
+  for (std::int64_t r = blockIdx.y; r < n; r += gridDim.y) {
+    for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
+      const Pack<T, kVec> in = load_pack<kVec>(x + r * channels + p * kVec);
+      Pack<T, kVec> out;
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) out.v[k] = apply(in.v[k], affine[p * kVec + k]);
+      store_pack(y + r * channels + p * kVec, out);
+    }
+  }
+}
+
+// inner > 1: blockIdx.y walks the (batch, channel) runs, x walks packs of a run.
+template <class T, int kVec>
+__global__ void apply_rows(const T* __restrict__ x, T* __restrict__ y, std::int64_t runs, std::int64_t channels,
+                           std::int64_t inner, const ChannelAffine* __restrict__ affine) {
+  const std::int64_t packs = inner / kVec;
+  for (std::int64_t run = blockIdx.y; run < runs; run += gridDim.y) {
+    const ChannelAffine a = affine[run % channels];
+    for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
+      const Pack<T, kVec> in = load_pack<kVec>(x + run * inner + p * kVec);
+      Pack<T, kVec> out;
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) out.v[k] = apply(in.v[k], a);
+      store_pack(y + run * inner + p * kVec, out);
+    }
+  }
+}
+
+struct BatchNormPlan {
+  int vec = 1;
+  std::int64_t splits = 1;
+  std::int64_t chunk = 0;  // batch rows per split
+};
+
+BatchNormPlan plan_batch_norm(const BatchNormArgs& a) {
+  BatchNormPlan p;
+  const std::int64_t wide = static_cast<std::int64_t>(16 / dtype_size(a.dtype));
+  const std::int64_t along = a.inner == 1 ? a.channels : a.inner;
+  if (along % wide == 0 && aligned16(a.x) && aligned16(a.y)) p.vec = static_cast<int>(wide);
+  const std::int64_t busy = 4 * std::max(a.sm_count, 1);
+  const std::int64_t blocks = a.inner == 1 ? ceil_div(a.channels / p.vec, kThreads) : a.channels;
+  const std::int64_t min_rows = a.inner == 1 ? 64 : ceil_div(4096, a.inner);
+  if (blocks < busy && a.n > 0) p.splits = std::clamp<std::int64_t>(ceil_div(busy, blocks), 1, ceil_div(a.n, min_rows));
+  p.splits = std::min<std::int64_t>(p.splits, 65535);
+  p.chunk = std::max<std::int64_t>(ceil_div(a.n, p.splits), 1);
+  p.splits = std::max<std::int64_t>(ceil_div(a.n, p.chunk), 1);
+  return p;
+}
+
+std::size_t affine_bytes(const BatchNormArgs& a) { return static_cast<std::size_t>(a.channels) * sizeof(ChannelAffine); }
+
+template <class T, int kVec>
+void run(const BatchNormArgs& a, const BatchNormPlan& p, bool training, void* workspace, NativeStream s) {
+  const auto* x = static_cast<const T*>(a.x);
+  auto* y = static_cast<T*>(a.y);
+  auto* affine = static_cast<ChannelAffine*>(workspace);
+  const unsigned channel_blocks = blocks_for(a.channels, kThreads);
+  if (training) {
+    auto* partial = reinterpret_cast<Moments*>(static_cast<char*>(workspace) + affine_bytes(a));
+    if (a.inner == 1) {
+      const dim3 grid(blocks_for(a.channels / kVec, kThreads), static_cast<unsigned>(p.splits));
+      moments_channels_last<T, kVec><<<grid, kThreads, 0, s>>>(x, partial, a.n, a.channels, p.chunk);
+    } else {
+      const dim3 grid(blocks_for(a.channels, 1), static_cast<unsigned>(p.splits));
+      moments_rows<T, kVec><<<grid, kThreads, 0, s>>>(x, partial, a.n, a.channels, a.inner, p.chunk);
+    }
+    finish_training<<<channel_blocks, kThreads, 0, s>>>(
+        partial, p.splits, a.channels, static_cast<double>(a.n) * static_cast<double>(a.inner), a.weight, a.bias,
+        a.running_mean, a.running_var, a.batch_mean, a.batch_rstd, a.eps, a.momentum, affine);
+  } else {
+    affine_from_running<<<channel_blocks, kThreads, 0, s>>>(a.channels, a.weight, a.bias, a.running_mean,
+                                                            a.running_var, a.eps, affine);
+  }
+  const auto rows = [](std::int64_t r) { return static_cast<unsigned>(std::clamp<std::int64_t>(r, 1, 65535)); };
+  if (a.inner == 1) {
+    const dim3 grid(blocks_for(a.channels / kVec, kThreads, 1 << 16), rows(a.n));
+    apply_channels_last<T, kVec><<<grid, kThreads, 0, s>>>(x, y, a.n, a.channels, affine);
+  } else {
+    const dim3 grid(blocks_for(a.inner / kVec, kThreads, 1 << 16), rows(a.n * a.channels));
+    apply_rows<T, kVec><<<grid, kThreads, 0, s>>>(x, y, a.n * a.channels, a.channels, a.inner, affine);
+  }
+}
+
+}  // namespace
+
+std::size_t batch_norm_workspace_bytes(const BatchNormArgs& args, bool training) {
+  std::size_t bytes = affine_bytes(args);
+  if (training) bytes += static_cast<std::size_t>(plan_batch_norm(args).splits * args.channels) * sizeof(Moments);
+  return bytes;
+}
+
+void launch_batch_norm(const BatchNormArgs& a, bool training, void* workspace, void* stream) {
+  if (a.channels == 0) return;
+  if (a.n * a.inner == 0 && !training) return;
+  const BatchNormPlan p = plan_batch_norm(a);
+  with_float_type(a.dtype, "batch_norm", [&](auto tag) {
+    using T = decltype(tag);
+    if (p.vec == kVec16<T>) {
+      run<T, kVec16<T>>(a, p, training, workspace, native_stream(stream));
+    } else {
+      run<T, 1>(a, p, training, workspace, native_stream(stream));
+    }
+  });
+  check_launch("batch_norm");
+}
+
+}  // namespace tileops::gpu

@@ -1,0 +1,207 @@
+// Elementwise kernels: SiluAndMul, Add (same shape, a repeated row, general strided
+// broadcast), Relu and ALiBi. Contiguous operands move 16 bytes per access where every pointer
+// is aligned and the extents divide; the rest (odd offsets, tails) go element by element.
+#include "../host/launchers.hpp"
+#include "launch.cuh"
+
+namespace tileops::gpu {
+namespace {
+
+constexpr int kThreads = 256;
+
+// Computes in float for the floating dtypes and in int64 for the integer ones.
+template <class T>
+using Compute = std::conditional_t<std::is_integral_v<T>, std::int64_t, float>;
+
+template <class T>
+__device__ __forceinline__ Compute<T> widen(T v) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<std::int64_t>(v);
+  } else {
+    return to_float(v);
+  }
+}
+
+// --- SiluAndMul: rows of [gate | up]; blockIdx.y walks rows, x walks packs of a row's half.
+template <class T, int kVec>
+__global__ void silu_and_mul_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows, std::int64_t n) {
+  const std::int64_t packs = n / kVec;
+  for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const T* gate = x + row * 2 * n;
+    const T* up = gate + n;
+    T* out = y + row * n;
+    for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
+      const Pack<T, kVec> g = load_pack<kVec>(gate + p * kVec);
+      const Pack<T, kVec> u = load_pack<kVec>(up + p * kVec);
+      Pack<T, kVec> o;
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        const float v = to_float(g.v[k]);
+        o.v[k] = store_as<T>(v / (1.0f + __expf(-v)) * to_float(u.v[k]));
+      }
+      store_pack(out + p * kVec, o);
+    }
+  }
+}
+
+// --- Add. `b_period` == numel: b like a; otherwise b is one row repeated.
+template <class T, int kVec>
+__global__ void add_contiguous(const T* a, const T* b, T* out, std::int64_t numel, std::int64_t b_period,
+                               Compute<T> alpha) {
+  const std::int64_t packs = numel / kVec;
+  for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
+    const std::int64_t e = p * kVec;
+    const Pack<T, kVec> pa = load_pack<kVec>(a + e);
+    const Pack<T, kVec> pb = load_pack<kVec>(b + (b_period == numel ? e : e % b_period));
+    Pack<T, kVec> o;
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) o.v[k] = store_as<T>(widen(pa.v[k]) + alpha * widen(pb.v[k]));
+    store_pack(out + e, o);
+  }
+}
+
+struct StridedLayout {
+  int rank;
+  std::int64_t shape[kMaxStridedRank];
+  std::int64_t a[kMaxStridedRank];
+  std::int64_t b[kMaxStridedRank];
+};
+
+template <class T>
+__global__ void add_strided(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
+                            std::int64_t numel, StridedLayout l, Compute<T> alpha) {
+  for (std::int64_t i = global_thread(); i < numel; i += grid_threads()) {
+    std::int64_t rest = i, oa = 0, ob = 0;
+    for (int d = l.rank - 1; d >= 0; --d) {
+      const std::int64_t coord = rest % l.shape[d];
+      rest /= l.shape[d];
+      oa += coord * l.a[d];
+      ob += coord * l.b[d];
+    }
+    out[i] = store_as<T>(widen(a[oa]) + alpha * widen(b[ob]));
+  }
+}
+
+// --- Relu
+template <class T, int kVec>
+__global__ void relu_kernel(const T* x, T* out, std::int64_t numel) {
+  const std::int64_t packs = numel / kVec;
+  for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
+    const Pack<T, kVec> in = load_pack<kVec>(x + p * kVec);
+    Pack<T, kVec> o;
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) {
+      const float v = to_float(in.v[k]);
+      o.v[k] = v < 0.0f ? store_as<T>(0.0f) : in.v[k];
+    }
+    store_pack(out + p * kVec, o);
+  }
+}
+
+// --- ALiBi: blockIdx.y walks the (head, query) rows, x walks packs of a row.
+template <class T, int kVec>
+__global__ void alibi_kernel(const double* __restrict__ slopes, T* __restrict__ y, std::int64_t heads,
+                             std::int64_t seq) {
+  const std::int64_t packs = seq / kVec;
+  for (std::int64_t row = blockIdx.y; row < heads * seq; row += gridDim.y) {
+    const double slope = slopes[row / seq];
+    const std::int64_t i = row % seq;
+    for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
+      Pack<T, kVec> o;
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) o.v[k] = store_as<T>(slope * static_cast<double>(p * kVec + k - i));
+      store_pack(y + row * seq + p * kVec, o);
+    }
+  }
+}
+
+// A grid for `rows` rows of `packs` packs each: x over a row's packs, y over rows.
+dim3 row_grid(std::int64_t rows, std::int64_t packs) {
+  return dim3(blocks_for(packs, kThreads, 1 << 16), static_cast<unsigned>(std::clamp<std::int64_t>(rows, 1, 65535)));
+}
+
+}  // namespace
+
+void launch_silu_and_mul(const SiluAndMulArgs& a, void* stream) {
+  if (a.rows == 0 || a.n == 0) return;
+  with_float_type(a.dtype, "silu_and_mul", [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    const auto* x = static_cast<const T*>(a.x);
+    auto* y = static_cast<T*>(a.y);
+    if (a.n % kVec == 0 && aligned16(x) && aligned16(y)) {
+      silu_and_mul_kernel<T, kVec><<<row_grid(a.rows, a.n / kVec), kThreads, 0, native_stream(stream)>>>(x, y, a.rows, a.n);
+    } else {
+      silu_and_mul_kernel<T, 1><<<row_grid(a.rows, a.n), kThreads, 0, native_stream(stream)>>>(x, y, a.rows, a.n);
+    }
+  });
+  check_launch("silu_and_mul");
+}
+
+void launch_add(const AddArgs& a, void* stream) {
+  if (a.numel == 0) return;
+  const auto body = [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    const auto* pa = static_cast<const T*>(a.a);
+    const auto* pb = static_cast<const T*>(a.b);
+    auto* out = static_cast<T*>(a.out);
+    const auto alpha = static_cast<Compute<T>>(a.alpha);
+    const NativeStream s = native_stream(stream);
+    if (a.strided) {
+      StridedLayout l{a.rank, {}, {}, {}};
+      for (int d = 0; d < a.rank; ++d) {
+        l.shape[d] = a.shape[d];
+        l.a[d] = a.a_strides[d];
+        l.b[d] = a.b_strides[d];
+      }
+      add_strided<T><<<blocks_for(a.numel, kThreads), kThreads, 0, s>>>(pa, pb, out, a.numel, l, alpha);
+    } else if (a.numel % kVec == 0 && a.b_period % kVec == 0 && aligned16(pa) && aligned16(pb) && aligned16(out)) {
+      add_contiguous<T, kVec>
+          <<<blocks_for(a.numel / kVec, kThreads), kThreads, 0, s>>>(pa, pb, out, a.numel, a.b_period, alpha);
+    } else {
+      add_contiguous<T, 1><<<blocks_for(a.numel, kThreads), kThreads, 0, s>>>(pa, pb, out, a.numel, a.b_period, alpha);
+    }
+  };
+  switch (a.dtype) {
+    case DType::int32: body(std::int32_t{}); break;
+    case DType::int64: body(std::int64_t{}); break;
+    default: with_float_type(a.dtype, "add", body);
+  }
+  check_launch("add");
+}
+
+void launch_relu(const ReluArgs& a, void* stream) {
+  if (a.numel == 0) return;
+  with_float_type(a.dtype, "relu", [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    const auto* x = static_cast<const T*>(a.x);
+    auto* out = static_cast<T*>(a.out);
+    const NativeStream s = native_stream(stream);
+    if (a.numel % kVec == 0 && aligned16(x) && aligned16(out)) {
+      relu_kernel<T, kVec><<<blocks_for(a.numel / kVec, kThreads), kThreads, 0, s>>>(x, out, a.numel);
+    } else {
+      relu_kernel<T, 1><<<blocks_for(a.numel, kThreads), kThreads, 0, s>>>(x, out, a.numel);
+    }
+  });
+  check_launch("relu");
+}
+
+void launch_alibi(const AlibiArgs& a, void* stream) {
+  if (a.heads == 0 || a.seq == 0) return;
+  with_float_type(a.dtype, "alibi", [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    auto* y = static_cast<T*>(a.y);
+    const NativeStream s = native_stream(stream);
+    if (a.seq % kVec == 0 && aligned16(y)) {
+      alibi_kernel<T, kVec><<<row_grid(a.heads * a.seq, a.seq / kVec), kThreads, 0, s>>>(a.slopes, y, a.heads, a.seq);
+    } else {
+      alibi_kernel<T, 1><<<row_grid(a.heads * a.seq, a.seq), kThreads, 0, s>>>(a.slopes, y, a.heads, a.seq);
+    }
+  });
+  check_launch("alibi");
+}
+
+}  // namespace tileops::gpu

@@ -1,0 +1,61 @@
+// What the launchers of the shared kernels have in common: mapping a DType to its element
+// type, grid sizing, alignment tests and the launch check.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "../device/elements.hpp"
+#include "../host/errors.hpp"
+#include "tileops/dtype.hpp"
+#include "tileops/errors.hpp"
+
+namespace tileops::gpu {
+
+[[noreturn]] inline void throw_unsupported(DType dtype, const char* kernel) {
+  throw TypeError(std::string("gpu kernel ") + kernel + " has no body for dtype " + std::string(dtype_name(dtype)));
+}
+
+// Calls f(T{}) with the element type of a floating dtype the kernels compute in float.
+template <class F>
+void with_float_type(DType dtype, const char* kernel, F&& f) {
+  switch (dtype) {
+    case DType::float32: f(float{}); return;
+    case DType::float16: f(f16{}); return;
+    case DType::bfloat16: f(bf16{}); return;
+    default: throw_unsupported(dtype, kernel);
+  }
+}
+
+// The same over every dtype the reductions take.
+template <class F>
+void with_reduce_type(DType dtype, const char* kernel, F&& f) {
+  switch (dtype) {
+    case DType::float32: f(float{}); return;
+    case DType::float16: f(f16{}); return;
+    case DType::bfloat16: f(bf16{}); return;
+    case DType::float64: f(double{}); return;
+    case DType::int32: f(std::int32_t{}); return;
+    case DType::int64: f(std::int64_t{}); return;
+    default: throw_unsupported(dtype, kernel);
+  }
+}
+
+inline bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Blocks for `work` items of `per_block` each, capped so that the grid stays within the
+// hardware limit; kernels loop over what a capped grid leaves.
+inline unsigned blocks_for(std::int64_t work, std::int64_t per_block, std::int64_t cap = std::int64_t{1} << 20) {
+  return static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(work, per_block), 1, cap));
+}
+
+// Threads for `needed` lanes of work, rounded up to 64 (a whole number of warps on every
+// vendor) and kept within [64, limit].
+inline int threads_for(std::int64_t needed, int limit) {
+  return static_cast<int>(std::clamp<std::int64_t>(ceil_div(needed, 64) * 64, 64, limit));
+}
+
+}  // namespace tileops::gpu

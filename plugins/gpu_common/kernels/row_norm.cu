@@ -1,0 +1,185 @@
+// RMSNorm and LayerNorm over rows. A row that fits in the registers of one block is read once:
+// each thread keeps its share, the block reduces, then normalizes from registers. Longer rows
+// are streamed: two passes (RMSNorm) or three (LayerNorm: mean, centred variance, output),
+// the later ones mostly from L2.
+#include "../host/launchers.hpp"
+#include "launch.cuh"
+
+namespace tileops::gpu {
+namespace {
+
+// Register budget per thread for a row's share, in floats.
+constexpr int kRegisterFloats = 16;
+
+template <class T, int kVec, int kPacks, bool kLayerNorm>
+__global__ void __launch_bounds__(1024) row_norm_in_registers(const T* __restrict__ x, const T* __restrict__ weight,
+                                                              const T* __restrict__ bias, T* __restrict__ y,
+                                                              std::int64_t rows, std::int64_t n, float eps) {
+  __shared__ float scratch[kMaxWarps];
+  const float inv_n = 1.0f / static_cast<float>(n);
+  for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row * n;
+    T* yr = y + row * n;
+    float v[kPacks][kVec];
+    float acc = 0.0f;
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
+      if (e < n) {
+        const Pack<T, kVec> in = load_pack<kVec>(xr + e);
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+          v[p][k] = to_float(in.v[k]);
+          acc += kLayerNorm ? v[p][k] : v[p][k] * v[p][k];
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) v[p][k] = 0.0f;
+      }
+    }
+    acc = block_reduce(acc, Add{}, 0.0f, scratch);
+    float mean = 0.0f, scale;
+    if constexpr (kLayerNorm) {
+      mean = acc * inv_n;
+      float centred = 0.0f;
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
+        if (e < n) {
+#pragma unroll
+          for (int k = 0; k < kVec; ++k) centred += (v[p][k] - mean) * (v[p][k] - mean);
+        }
+      }
+      centred = block_reduce(centred, Add{}, 0.0f, scratch);
+      scale = rsqrtf(centred * inv_n + eps);
+    } else {
+      scale = rsqrtf(acc * inv_n + eps);
+    }
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
+      if (e < n) {
+        Pack<T, kVec> out;
+        Pack<T, kVec> w{}, b{};
+        if (weight != nullptr) w = load_pack<kVec>(weight + e);
+        if (bias != nullptr) b = load_pack<kVec>(bias + e);
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+          float o = (v[p][k] - mean) * scale;
+          if (weight != nullptr) o *= to_float(w.v[k]);
+          if (bias != nullptr) o += to_float(b.v[k]);
+          out.v[k] = store_as<T>(o);
+        }
+        store_pack(yr + e, out);
+      }
+    }
+  }
+}
+
+template <class T, int kVec, bool kLayerNorm>
+__global__ void __launch_bounds__(1024) row_norm_streamed(const T* __restrict__ x, const T* __restrict__ weight,
+                                                          const T* __restrict__ bias, T* __restrict__ y,
+                                                          std::int64_t rows, std::int64_t n, float eps) {
+  __shared__ float scratch[kMaxWarps];
+  const float inv_n = 1.0f / static_cast<float>(n);
+  const std::int64_t step = static_cast<std::int64_t>(blockDim.x) * kVec;
+  for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row * n;
+    T* yr = y + row * n;
+    float acc = 0.0f;
+    for (std::int64_t e = threadIdx.x * kVec; e < n; e += step) {
+      const Pack<T, kVec> in = load_pack<kVec>(xr + e);
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        const float f = to_float(in.v[k]);
+        acc += kLayerNorm ? f : f * f;
+      }
+    }
+    acc = block_reduce(acc, Add{}, 0.0f, scratch);
+    float mean = 0.0f, scale;
+    if constexpr (kLayerNorm) {
+      mean = acc * inv_n;
+      float centred = 0.0f;
+      for (std::int64_t e = threadIdx.x * kVec; e < n; e += step) {
+        const Pack<T, kVec> in = load_pack<kVec>(xr + e);
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+          const float d = to_float(in.v[k]) - mean;
+          centred += d * d;
+        }
+      }
+      centred = block_reduce(centred, Add{}, 0.0f, scratch);
+      scale = rsqrtf(centred * inv_n + eps);
+    } else {
+      scale = rsqrtf(acc * inv_n + eps);
+    }
+    for (std::int64_t e = threadIdx.x * kVec; e < n; e += step) {
+      const Pack<T, kVec> in = load_pack<kVec>(xr + e);
+      Pack<T, kVec> out;
+      Pack<T, kVec> w{}, b{};
+      if (weight != nullptr) w = load_pack<kVec>(weight + e);
+      if (bias != nullptr) b = load_pack<kVec>(bias + e);
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        float o = (to_float(in.v[k]) - mean) * scale;
+        if (weight != nullptr) o *= to_float(w.v[k]);
+        if (bias != nullptr) o += to_float(b.v[k]);
+        out.v[k] = store_as<T>(o);
+      }
+      store_pack(yr + e, out);
+    }
+  }
+}
+
+template <class T, int kVec, bool kLayerNorm>
+struct RowNormLauncher {
+  const RowNormArgs& a;
+  NativeStream stream;
+
+  // The fewest packs per thread that keep the block within `max_threads`, if the row fits in
+  // the register budget at all.
+  template <int kPacks>
+  bool in_registers(int max_threads) const {
+    if constexpr (kPacks * kVec > kRegisterFloats) {
+      return false;
+    } else {
+      const std::int64_t threads = ceil_div(ceil_div(a.n, kVec), kPacks);
+      if (threads > max_threads) return in_registers<kPacks * 2>(max_threads);
+      row_norm_in_registers<T, kVec, kPacks, kLayerNorm>
+          <<<blocks_for(a.rows, 1), threads_for(threads, 1024), 0, stream>>>(
+              static_cast<const T*>(a.x), static_cast<const T*>(a.weight), static_cast<const T*>(a.bias),
+              static_cast<T*>(a.y), a.rows, a.n, a.eps);
+      return true;
+    }
+  }
+
+  void operator()() const {
+    if (in_registers<1>(512) || in_registers<1>(1024)) return;
+    row_norm_streamed<T, kVec, kLayerNorm><<<blocks_for(a.rows, 1), 1024, 0, stream>>>(
+        static_cast<const T*>(a.x), static_cast<const T*>(a.weight), static_cast<const T*>(a.bias),
+        static_cast<T*>(a.y), a.rows, a.n, a.eps);
+  }
+};
+
+template <bool kLayerNorm>
+void launch_row_norm(const RowNormArgs& a, void* stream, const char* name) {
+  if (a.rows == 0 || a.n == 0) return;
+  with_float_type(a.dtype, name, [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    const bool wide = a.n % kVec == 0 && aligned16(a.x) && aligned16(a.y) && aligned16(a.weight) && aligned16(a.bias);
+    if (wide) {
+      RowNormLauncher<T, kVec, kLayerNorm>{a, native_stream(stream)}();
+    } else {
+      RowNormLauncher<T, 1, kLayerNorm>{a, native_stream(stream)}();
+    }
+  });
+  check_launch(name);
+}
+
+}  // namespace
+
+void launch_rms_norm(const RowNormArgs& args, void* stream) { launch_row_norm<false>(args, stream, "rms_norm"); }
+void launch_layer_norm(const RowNormArgs& args, void* stream) { launch_row_norm<true>(args, stream, "layer_norm"); }
+
+}  // namespace tileops::gpu

@@ -1,0 +1,21 @@
+# The sources the GPU plugins share (included by plugins/cuda and plugins/rocm):
+#   TILEOPS_GPU_KERNEL_SOURCES  device code, one file per kernel family, compiled as CUDA by
+#                               nvcc or as HIP by hipcc (device/portability.hpp hides which)
+#   TILEOPS_GPU_HOST_SOURCES    the device runtime and the kernel classes, plain C++ for the
+#                               host compiler, on the vendor's runtime API (host/vendor_api.hpp)
+# A vendor build defines TILEOPS_GPU_HIP for HIP and nothing for CUDA.
+set(TILEOPS_GPU_COMMON_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(TILEOPS_GPU_KERNEL_SOURCES
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/batch_norm.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/elementwise.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/reduce.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/row_norm.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/softmax.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/strided_copy.cu)
+set(TILEOPS_GPU_HOST_SOURCES
+  ${TILEOPS_GPU_COMMON_DIR}/host/elementwise_kernel_types.cpp
+  ${TILEOPS_GPU_COMMON_DIR}/host/gpu_runtime.cpp
+  ${TILEOPS_GPU_COMMON_DIR}/host/norm_kernel_types.cpp
+  ${TILEOPS_GPU_COMMON_DIR}/host/reduce_kernel_types.cpp
+  ${TILEOPS_GPU_COMMON_DIR}/host/register_kernels.cpp
+  ${TILEOPS_GPU_COMMON_DIR}/host/strided_layout.cpp)
