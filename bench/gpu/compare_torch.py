@@ -134,7 +134,10 @@ def main():
     lines += [
         "",
         "Host time of one cached call, RMSNorm [4, 4096] bfloat16 (launch included, GPU not awaited): "
-        f"tileops {host['us']:.2f} us, PyTorch eager {host['torch_us']:.2f} us",
+        f"tileops {host['us']:.2f} us, PyTorch eager {host['torch_us']:.2f} us. Parts, each alone: "
+        f"AddFwdOp [4, 4096] into an out buffer {host['add_out_us']:.2f} us, a pool allocation and free "
+        f"{host['pool_alloc_free_us']:.2f} us, cudaGetDevice {host['get_device_us']:.3f} us, "
+        f"an empty kernel's launch {host['empty_launch_us']:.2f} us",
     ]
     table = "\n".join(lines)
     print(table)

@@ -25,6 +25,8 @@
 #include "tileops/plugin.hpp"
 #include "tileops/testing.hpp"
 
+double empty_launch_us(int launches);
+
 namespace {
 
 using namespace tileops;
@@ -108,28 +110,40 @@ std::vector<Case> cases() {
                            std::function<std::vector<Tensor>(const Shape&, DType, unsigned)> inputs) {
         out.push_back({std::move(op), shape, dt, std::move(make), std::move(inputs)});
       };
-      add("rms_norm", [] { return std::make_unique<RMSNormFwdOp>(std::vector<std::int64_t>{4096}, 1e-5); },
+      add(
+          "rms_norm", [] { return std::make_unique<RMSNormFwdOp>(std::vector<std::int64_t>{4096}, 1e-5); },
           [](const Shape& s, DType d, unsigned seed) {
             return std::vector<Tensor>{random_gpu(s, d, seed), random_gpu({4096}, d, seed + 1)};
           });
-      add("layer_norm", [] { return std::make_unique<LayerNormFwdOp>(std::vector<std::int64_t>{4096}, 1e-5); },
+      add(
+          "layer_norm", [] { return std::make_unique<LayerNormFwdOp>(std::vector<std::int64_t>{4096}, 1e-5); },
           [](const Shape& s, DType d, unsigned seed) {
             return std::vector<Tensor>{random_gpu(s, d, seed), random_gpu({4096}, d, seed + 1),
                                        random_gpu({4096}, d, seed + 2)};
           });
-      add("softmax", [] { return std::make_unique<SoftmaxFwdOp>(-1); }, x_only);
-      add("silu_and_mul", [] { return std::make_unique<SiluAndMulFwdOp>(); }, x_only);
-      add("add", [] { return std::make_unique<AddFwdOp>(); }, [](const Shape& s, DType d, unsigned seed) {
-        return std::vector<Tensor>{random_gpu(s, d, seed), random_gpu(s, d, seed + 1)};
-      });
-      add("add_row", [] { return std::make_unique<AddFwdOp>(); }, [](const Shape& s, DType d, unsigned seed) {
-        return std::vector<Tensor>{random_gpu(s, d, seed), random_gpu({4096}, d, seed + 1)};
-      });
-      add("relu", [] { return std::make_unique<ReluFwdOp>(); }, x_only);
-      add("sum", [] { return std::make_unique<SumFwdOp>(std::int64_t{-1}); }, x_only);
-      add("prod", [] { return std::make_unique<ProdFwdOp>(std::int64_t{-1}); }, x_only);
+      add(
+          "softmax", [] { return std::make_unique<SoftmaxFwdOp>(-1); }, x_only);
+      add(
+          "silu_and_mul", [] { return std::make_unique<SiluAndMulFwdOp>(); }, x_only);
+      add(
+          "add", [] { return std::make_unique<AddFwdOp>(); },
+          [](const Shape& s, DType d, unsigned seed) {
+            return std::vector<Tensor>{random_gpu(s, d, seed), random_gpu(s, d, seed + 1)};
+          });
+      add(
+          "add_row", [] { return std::make_unique<AddFwdOp>(); },
+          [](const Shape& s, DType d, unsigned seed) {
+            return std::vector<Tensor>{random_gpu(s, d, seed), random_gpu({4096}, d, seed + 1)};
+          });
+      add(
+          "relu", [] { return std::make_unique<ReluFwdOp>(); }, x_only);
+      add(
+          "sum", [] { return std::make_unique<SumFwdOp>(std::int64_t{-1}); }, x_only);
+      add(
+          "prod", [] { return std::make_unique<ProdFwdOp>(std::int64_t{-1}); }, x_only);
       for (bool training : {false, true}) {
-        add(training ? "batch_norm_train" : "batch_norm_infer",
+        add(
+            training ? "batch_norm_train" : "batch_norm_infer",
             [training] { return std::make_unique<BatchNormFwdOp>(training, 0.1, 1e-5); },
             [](const Shape& s, DType d, unsigned seed) {
               const Tensor var = Tensor::from_doubles(std::vector<double>(4096, 1.0), {4096}, DType::float32).to(kGpu);
@@ -143,23 +157,51 @@ std::vector<Case> cases() {
   return out;
 }
 
-// Host microseconds per cached call of RMSNormFwdOp on [4, 4096] bfloat16: the median of
-// several loops of calls that do not wait for the GPU in between.
-double tiny_call_host_us() {
-  RMSNormFwdOp op({4096}, 1e-5);
-  const Tensor x = random_gpu({4, 4096}, DType::bfloat16, 1), w = random_gpu({4096}, DType::bfloat16, 2);
-  for (int i = 0; i < 100; ++i) op(x, w);
+// Host microseconds per call of `call`: the median of several loops of calls that do not
+// wait for the GPU in between.
+double host_us(const std::function<void()>& call) {
+  for (int i = 0; i < 100; ++i) call();
   check(cudaDeviceSynchronize(), "sync");
   std::vector<double> per_call;
   for (int rep = 0; rep < 7; ++rep) {
     constexpr int kCalls = 2000;
     const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < kCalls; ++i) op(x, w);
+    for (int i = 0; i < kCalls; ++i) call();
     const auto end = std::chrono::steady_clock::now();
     per_call.push_back(std::chrono::duration<double, std::micro>(end - start).count() / kCalls);
     check(cudaDeviceSynchronize(), "sync");
   }
   return median(per_call);
+}
+
+// The host cost of one cached call of a tiny op (RMSNormFwdOp on [4, 4096] bfloat16, which
+// allocates its output), and of its parts: the same-sized AddFwdOp into an `out` buffer (no
+// allocation), a stream-ordered allocation and free from the pool, and reading the current
+// device.
+void print_host_costs() {
+  RMSNormFwdOp rms({4096}, 1e-5);
+  AddFwdOp add;
+  const Tensor x = random_gpu({4, 4096}, DType::bfloat16, 1), w = random_gpu({4096}, DType::bfloat16, 2);
+  const Tensor out = random_gpu({4, 4096}, DType::bfloat16, 3);
+  const double rms_us = host_us([&] { rms(x, w); });
+  const double add_out_us = host_us([&] { add(x, x, out); });
+  cudaMemPool_t pool{};
+  check(cudaDeviceGetDefaultMemPool(&pool, 0), "pool");
+  const double pool_us = host_us([&] {
+    void* p = nullptr;
+    check(cudaMallocFromPoolAsync(&p, 4 * 4096 * 2, pool, nullptr), "alloc");
+    check(cudaFreeAsync(p, nullptr), "free");
+  });
+  const double device_us = host_us([&] {
+    int d = 0;
+    check(cudaGetDevice(&d), "get device");
+  });
+  std::vector<double> launches;
+  for (int rep = 0; rep < 7; ++rep) launches.push_back(empty_launch_us(2000));
+  std::printf("{\"kind\": \"host_call\", \"op\": \"rms_norm\", \"shape\": [4, 4096], \"dtype\": \"bfloat16\", "
+              "\"us\": %.3f, \"add_out_us\": %.3f, \"pool_alloc_free_us\": %.3f, \"get_device_us\": %.3f, "
+              "\"empty_launch_us\": %.3f}\n",
+              rms_us, add_out_us, pool_us, device_us, median(launches));
 }
 
 }  // namespace
@@ -183,19 +225,19 @@ int main(int argc, char** argv) {
     std::size_t set_bytes = 0;
     for (const Tensor& t : sets[0]) set_bytes += t.nbytes();
     const std::size_t want = 2 * static_cast<std::size_t>(prop.l2CacheSize);
-    while (sets.size() < 64 && sets.size() * set_bytes < want) sets.push_back(c.inputs(c.shape, c.dtype, sets.size() + 1));
+    while (sets.size() < 64 && sets.size() * set_bytes < want)
+      sets.push_back(c.inputs(c.shape, c.dtype, sets.size() + 1));
     op->call(CallArgs(sets[0]));
     const double bytes = op->eval_roofline().bytes;
     const double ms = time_calls([&](int i) { op->call(CallArgs(sets[static_cast<std::size_t>(i)])); },
                                  static_cast<int>(sets.size()));
-    std::printf("{\"kind\": \"op\", \"op\": \"%s\", \"shape\": [%lld, %lld], \"dtype\": \"%s\", \"ms\": %.6f, "
-                "\"bytes\": %.0f, \"copies\": %zu}\n",
-                c.op.c_str(), static_cast<long long>(c.shape[0]), static_cast<long long>(c.shape[1]),
-                std::string(dtype_name(c.dtype)).c_str(), ms, bytes, sets.size());
+    std::printf(
+        "{\"kind\": \"op\", \"op\": \"%s\", \"shape\": [%lld, %lld], \"dtype\": \"%s\", \"ms\": %.6f, "
+        "\"bytes\": %.0f, \"copies\": %zu}\n",
+        c.op.c_str(), static_cast<long long>(c.shape[0]), static_cast<long long>(c.shape[1]),
+        std::string(dtype_name(c.dtype)).c_str(), ms, bytes, sets.size());
     std::fflush(stdout);
   }
-  std::printf("{\"kind\": \"host_call\", \"op\": \"rms_norm\", \"shape\": [4, 4096], \"dtype\": \"bfloat16\", "
-              "\"us\": %.3f}\n",
-              tiny_call_host_us());
+  print_host_costs();
   return 0;
 }

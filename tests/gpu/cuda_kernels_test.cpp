@@ -94,11 +94,15 @@ TEST_CASE("GPU: row ops serve one-element, odd-sized, register-sized and streame
       const std::vector<Tensor> x_no_weight{random({3, n}, dt), Tensor()};
       const std::vector<Tensor> xw{random({3, n}, dt), random({n}, dt, 8)};
       const std::vector<Tensor> xwb{random({3, n}, dt), random({n}, dt, 8), random({n}, dt, 9)};
-      const MakeOp rms = [n](Target t) { return std::make_unique<RMSNormFwdOp>(std::vector<std::int64_t>{n}, 1e-5, t); };
-      const MakeOp layer = [n](Target t) { return std::make_unique<LayerNormFwdOp>(std::vector<std::int64_t>{n}, 1e-5, t); };
+      const MakeOp rms = [n](Target t) {
+        return std::make_unique<RMSNormFwdOp>(std::vector<std::int64_t>{n}, 1e-5, t);
+      };
+      const MakeOp layer = [n](Target t) {
+        return std::make_unique<LayerNormFwdOp>(std::vector<std::int64_t>{n}, 1e-5, t);
+      };
       const MakeOp softmax = [](Target t) { return std::make_unique<SoftmaxFwdOp>(-1, t); };
-      for (const auto& [name, view] : {std::pair<const char*, View>{"", same}, {" misaligned", misaligned},
-                                       {" strided", transposed_layout}}) {
+      for (const auto& [name, view] :
+           {std::pair<const char*, View>{"", same}, {" misaligned", misaligned}, {" strided", transposed_layout}}) {
         check_against_reference("rms_norm " + id + name, rms, x_no_weight, view);
         check_against_reference("rms_norm+weight " + id + name, rms, xw, view);
         check_against_reference("layer_norm+weight+bias " + id + name, layer, xwb, view);
@@ -126,10 +130,10 @@ TEST_CASE("GPU: empty tensors give empty results without a launch") {
 TEST_CASE("GPU: softmax along an inner axis") {
   if (cuda_or_skip() == nullptr) return;
   for (DType dt : kFloats) {
-    check_against_reference("softmax dim 1 of [4, 37, 5]", [](Target t) { return std::make_unique<SoftmaxFwdOp>(1, t); },
-                            {random({4, 37, 5}, dt)});
-    check_against_reference("softmax dim 0 of [3000, 17]", [](Target t) { return std::make_unique<SoftmaxFwdOp>(0, t); },
-                            {random({3000, 17}, dt)});
+    check_against_reference("softmax dim 1 of [4, 37, 5]",
+                            [](Target t) { return std::make_unique<SoftmaxFwdOp>(1, t); }, {random({4, 37, 5}, dt)});
+    check_against_reference("softmax dim 0 of [3000, 17]",
+                            [](Target t) { return std::make_unique<SoftmaxFwdOp>(0, t); }, {random({3000, 17}, dt)});
   }
 }
 
@@ -140,18 +144,17 @@ TEST_CASE("GPU: silu_and_mul, relu and alibi at sizes no vector width divides") 
       const std::string id = std::string(dtype_name(dt)) + " n=" + std::to_string(n);
       check_against_reference("silu_and_mul " + id, [](Target t) { return std::make_unique<SiluAndMulFwdOp>(t); },
                               {random({5, 2 * n}, dt)});
-      check_against_reference("silu_and_mul misaligned " + id,
-                              [](Target t) { return std::make_unique<SiluAndMulFwdOp>(t); }, {random({5, 2 * n}, dt)},
-                              misaligned);
-      check_against_reference("relu " + id, [](Target t) { return std::make_unique<ReluFwdOp>(false, t); },
-                              {random({3, n}, dt)}, misaligned);
+      check_against_reference(
+          "silu_and_mul misaligned " + id, [](Target t) { return std::make_unique<SiluAndMulFwdOp>(t); },
+          {random({5, 2 * n}, dt)}, misaligned);
+      check_against_reference(
+          "relu " + id, [](Target t) { return std::make_unique<ReluFwdOp>(false, t); }, {random({3, n}, dt)},
+          misaligned);
     }
     for (std::int64_t seq : {1, 7, 64}) {
-      check_against_reference("alibi seq " + std::to_string(seq) + " " + std::string(dtype_name(dt)),
-                              [seq, dt](Target t) {
-                                return std::make_unique<AlibiFwdOp>(seq, 5, dt, t ? Device::cpu() : kGpu, t);
-                              },
-                              {});
+      check_against_reference(
+          "alibi seq " + std::to_string(seq) + " " + std::string(dtype_name(dt)),
+          [seq, dt](Target t) { return std::make_unique<AlibiFwdOp>(seq, 5, dt, t ? Device::cpu() : kGpu, t); }, {});
     }
   }
 }
@@ -236,9 +239,9 @@ TEST_CASE("GPU: batch norm trains and infers over channels-last and spatial layo
       const std::vector<Tensor> inputs{random(shape, dt), random({c}, DType::float32, 2), running_var,
                                        random({c}, DType::float32, 4), random({c}, DType::float32, 5)};
       for (bool training : {true, false}) {
-        check_against_reference(std::string(training ? "train " : "infer ") + std::string(dtype_name(dt)) + " " + shape_str(shape),
-                                [training](Target t) { return std::make_unique<BatchNormFwdOp>(training, 0.1, 1e-5, t); },
-                                inputs);
+        check_against_reference(
+            std::string(training ? "train " : "infer ") + std::string(dtype_name(dt)) + " " + shape_str(shape),
+            [training](Target t) { return std::make_unique<BatchNormFwdOp>(training, 0.1, 1e-5, t); }, inputs);
       }
     }
   }

@@ -28,8 +28,8 @@ TEST_CASE("GPU: the cuda runtime reports its devices' facts and is the process a
 
 TEST_CASE("GPU: tensors round-trip between host and cuda memory, strided views included") {
   if (cuda_or_skip() == nullptr) return;
-  const Tensor host = Tensor::from_doubles(std::vector<double>{1, 2, 3, 4, 5, 6}, std::vector<std::int64_t>{2, 3},
-                                           DType::bfloat16);
+  const Tensor host =
+      Tensor::from_doubles(std::vector<double>{1, 2, 3, 4, 5, 6}, std::vector<std::int64_t>{2, 3}, DType::bfloat16);
   const Tensor gpu = host.to(Device::parse("cuda:0"));
   CHECK(gpu.device() == Device::parse("cuda:0"));
   CHECK(gpu.to_doubles() == host.to_doubles());

@@ -21,7 +21,8 @@ constexpr std::int64_t kIndexCap = 48;
 ParamMap scaled_params(const std::string& op, ParamMap params, const Device& device) {
   if (op == "AlibiFwdOp") {
     for (const char* name : {"seq_len", "num_heads"}) {
-      if (const Value* v = params.find(name)) params.set(name, std::min<std::int64_t>(std::get<std::int64_t>(*v), kIndexCap));
+      if (const Value* v = params.find(name))
+        params.set(name, std::min<std::int64_t>(std::get<std::int64_t>(*v), kIndexCap));
     }
     params.set("device", device);
   }
@@ -75,10 +76,11 @@ void check_case(const OpCatalogEntry& entry, const std::string& id, const ParamM
   ++outcome.compared;
   REQUIRE(got.size() == want.size());
   for (std::size_t i = 0; i < got.size(); ++i) {
-    if (got[i].defined()) CHECK_MESSAGE(got[i].device() == device, id << ": output " << i << " is on " << got[i].device());
+    if (got[i].defined())
+      CHECK_MESSAGE(got[i].device() == device, id << ": output " << i << " is on " << got[i].device());
     const Comparison c = compare(got[i], want[i]);
-    CHECK_MESSAGE(c.ok, id << ": output " << i << " differs from the reference: max abs " << c.max_abs
-                            << ", max rel " << c.max_rel);
+    CHECK_MESSAGE(c.ok, id << ": output " << i << " differs from the reference: max abs " << c.max_abs << ", max rel "
+                           << c.max_rel);
   }
   for (std::size_t i = 0; i < fast_inputs.size(); ++i) {
     const Comparison c = compare(fast_inputs[i], ref_inputs[i]);

@@ -32,10 +32,14 @@ __device__ __forceinline__ double to_double(std::int64_t v) { return static_cast
 
 __device__ __forceinline__ f16 to_f16(float v) { return f16{__half_as_ushort(__float2half_rn(v))}; }
 __device__ __forceinline__ bf16 to_bf16(float v) {
+#if !defined(TILEOPS_GPU_HIP) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return bf16{__bfloat16_as_ushort(__float2bfloat16_rn(v))};  // one conversion instruction
+#else
   std::uint32_t u = __float_as_uint(v);
   if ((u & 0x7fffffffu) > 0x7f800000u) return bf16{static_cast<std::uint16_t>((u >> 16) | 0x40u)};  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);
   return bf16{static_cast<std::uint16_t>(u >> 16)};
+#endif
 }
 
 // Converts a computed value to element type T. Integers convert from their exact value (an

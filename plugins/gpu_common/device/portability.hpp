@@ -11,6 +11,7 @@
 #include <hip/hip_fp16.h>
 #include <hip/hip_runtime.h>
 #else
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #endif
@@ -79,7 +80,9 @@ __device__ __forceinline__ T block_reduce(T value, Op op, T identity, T* scratch
 
 struct Add {
   template <class T>
-  __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    return a + b;
+  }
 };
 struct Max {
   __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }

@@ -70,7 +70,8 @@ void ReluKernel::forward(const Tensor& x, const Tensor& out) {
 
 AlibiKernel::AlibiKernel(const AlibiCall& call) : call_(call) {
   std::vector<double> slopes(static_cast<std::size_t>(call.num_heads));
-  for (std::int64_t h = 0; h < call.num_heads; ++h) slopes[static_cast<std::size_t>(h)] = alibi_slope(h, call.num_heads);
+  for (std::int64_t h = 0; h < call.num_heads; ++h)
+    slopes[static_cast<std::size_t>(h)] = alibi_slope(h, call.num_heads);
   slopes_ = Tensor::from_doubles(slopes, {call.num_heads}, DType::float64).to(*call.device);
 }
 

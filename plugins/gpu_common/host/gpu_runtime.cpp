@@ -92,7 +92,9 @@ DeviceFacts GpuRuntime::facts(int index) const {
   return facts_[static_cast<std::size_t>(index)];
 }
 
-void* GpuRuntime::allocate(std::size_t nbytes, int index) { return allocate_async(nbytes, index, current_stream(index)); }
+void* GpuRuntime::allocate(std::size_t nbytes, int index) {
+  return allocate_async(nbytes, index, current_stream(index));
+}
 
 void GpuRuntime::deallocate(void* ptr, std::size_t nbytes, int index) noexcept {
   deallocate_async(ptr, nbytes, index, current_stream(index));

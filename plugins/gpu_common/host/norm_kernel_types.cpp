@@ -24,8 +24,8 @@ Tensor RMSNormKernel::forward(const Tensor& x, const Tensor& weight) {
 Tensor LayerNormKernel::forward(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   DeviceGuard on(x.device().index());
   Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
-  launch_layer_norm({x.data_ptr(), data_or_null(weight), data_or_null(bias), y.data_ptr(), rows_of(x, call_.n),
-                     call_.n, static_cast<float>(call_.eps), call_.dtype},
+  launch_layer_norm({x.data_ptr(), data_or_null(weight), data_or_null(bias), y.data_ptr(), rows_of(x, call_.n), call_.n,
+                     static_cast<float>(call_.eps), call_.dtype},
                     stream_of(x));
   return y;
 }
@@ -71,10 +71,21 @@ BatchNormTrainResult BatchNormTrainKernel::forward(const Tensor& x, const Tensor
                          Tensor::empty({l.channels}, DType::float32, x.device()),
                          Tensor::empty({l.channels}, DType::float32, x.device())};
   const Tensor w = as_float32(weight), b = as_float32(bias);
-  BatchNormArgs args{x.data_ptr(),     r.y.data_ptr(),   l.n,           l.channels,
-                     l.inner,          floats_or_null(w), floats_or_null(b), running_mean.data<float>(),
-                     running_var.data<float>(), r.mean.data<float>(), r.rstd.data<float>(), call_.eps,
-                     call_.momentum,   call_.dtype,      sm_count_};
+  BatchNormArgs args{x.data_ptr(),
+                     r.y.data_ptr(),
+                     l.n,
+                     l.channels,
+                     l.inner,
+                     floats_or_null(w),
+                     floats_or_null(b),
+                     running_mean.data<float>(),
+                     running_var.data<float>(),
+                     r.mean.data<float>(),
+                     r.rstd.data<float>(),
+                     call_.eps,
+                     call_.momentum,
+                     call_.dtype,
+                     sm_count_};
   const Tensor scratch = workspace(batch_norm_workspace_bytes(args, true), x.device());
   launch_batch_norm(args, true, scratch.data_ptr(), stream_of(x));
   return r;
@@ -86,9 +97,21 @@ Tensor BatchNormInferKernel::forward(const Tensor& x, const Tensor& running_mean
   const BatchLayout l = batch_layout(x);
   Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
   const Tensor w = as_float32(weight), b = as_float32(bias);
-  BatchNormArgs args{x.data_ptr(), y.data_ptr(), l.n, l.channels, l.inner, floats_or_null(w), floats_or_null(b),
-                     running_mean.data<float>(), running_var.data<float>(),
-                     nullptr, nullptr, call_.eps, call_.momentum, call_.dtype, 0};
+  BatchNormArgs args{x.data_ptr(),
+                     y.data_ptr(),
+                     l.n,
+                     l.channels,
+                     l.inner,
+                     floats_or_null(w),
+                     floats_or_null(b),
+                     running_mean.data<float>(),
+                     running_var.data<float>(),
+                     nullptr,
+                     nullptr,
+                     call_.eps,
+                     call_.momentum,
+                     call_.dtype,
+                     0};
   const Tensor scratch = workspace(batch_norm_workspace_bytes(args, false), x.device());
   launch_batch_norm(args, false, scratch.data_ptr(), stream_of(x));
   return y;

@@ -35,7 +35,9 @@ inline Error keep_pool_memory(MemPool pool) {
   unsigned long long keep = ~0ull;
   return hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &keep);
 }
-inline Error malloc_from_pool(void** p, size_t n, MemPool pool, Stream s) { return hipMallocFromPoolAsync(p, n, pool, s); }
+inline Error malloc_from_pool(void** p, size_t n, MemPool pool, Stream s) {
+  return hipMallocFromPoolAsync(p, n, pool, s);
+}
 inline Error free_async(void* p, Stream s) { return hipFreeAsync(p, s); }
 inline Error copy_to_host(void* d, const void* s, size_t n, Stream st) {
   return hipMemcpyAsync(d, s, n, hipMemcpyDeviceToHost, st);
@@ -68,7 +70,9 @@ inline Error keep_pool_memory(MemPool pool) {
   unsigned long long keep = ~0ull;
   return cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
 }
-inline Error malloc_from_pool(void** p, size_t n, MemPool pool, Stream s) { return cudaMallocFromPoolAsync(p, n, pool, s); }
+inline Error malloc_from_pool(void** p, size_t n, MemPool pool, Stream s) {
+  return cudaMallocFromPoolAsync(p, n, pool, s);
+}
 inline Error free_async(void* p, Stream s) { return cudaFreeAsync(p, s); }
 inline Error copy_to_host(void* d, const void* s, size_t n, Stream st) {
   return cudaMemcpyAsync(d, s, n, cudaMemcpyDeviceToHost, st);

@@ -25,6 +25,27 @@ struct alignas(16) ChannelAffine {
   float unused;
 };
 
+// Sums of d = x - shift and of d * d in float, with the shift the first value a thread reads
+// (close to the values that follow, so that squares of large means do not swamp the
+// variance), turned into plain sums of x and x * x in double before anything is combined.
+struct ShiftedMoments {
+  float shift = 0.0f;
+  float sum = 0.0f;
+  float squares = 0.0f;
+  std::int64_t count = 0;
+  __device__ void add(float v) {
+    if (count == 0) shift = v;
+    const float d = v - shift;
+    sum += d;
+    squares += d * d;
+    ++count;
+  }
+  __device__ Moments plain() const {
+    const double n = static_cast<double>(count), s = shift;
+    return {sum + n * s, squares + 2.0 * s * sum + n * s * s};
+  }
+};
+
 // x is [n, channels] (inner == 1): one thread per group of kVec adjacent channels walks its
 // chunk of the batch.
 template <class T, int kVec>
@@ -34,20 +55,29 @@ __global__ void moments_channels_last(const T* __restrict__ x, Moments* __restri
   const std::int64_t begin = blockIdx.y * chunk;
   const std::int64_t end = begin + chunk < n ? begin + chunk : n;
   for (std::int64_t g = global_thread(); g < groups; g += grid_threads()) {
-    double sum[kVec], squares[kVec];
+    // The chunk's first row is every channel's shift (the plan gives every chunk a row).
+    const Pack<T, kVec> first = load_pack<kVec>(x + begin * channels + g * kVec);
+    float shift[kVec], sum[kVec], squares[kVec];
 #pragma unroll
-    for (int k = 0; k < kVec; ++k) sum[k] = squares[k] = 0.0;
-    for (std::int64_t r = begin; r < end; ++r) {
+    for (int k = 0; k < kVec; ++k) {
+      shift[k] = to_float(first.v[k]);
+      sum[k] = squares[k] = 0.0f;
+    }
+#pragma unroll 8
+    for (std::int64_t r = begin + 1; r < end; ++r) {
       const Pack<T, kVec> in = load_pack<kVec>(x + r * channels + g * kVec);
 #pragma unroll
       for (int k = 0; k < kVec; ++k) {
-        const double v = to_double(in.v[k]);
-        sum[k] += v;
-        squares[k] += v * v;
+        const float d = to_float(in.v[k]) - shift[k];
+        sum[k] += d;
+        squares[k] += d * d;
       }
     }
 #pragma unroll
-    for (int k = 0; k < kVec; ++k) partial[blockIdx.y * channels + g * kVec + k] = Moments{sum[k], squares[k]};
+    for (int k = 0; k < kVec; ++k) {
+      const ShiftedMoments m{shift[k], sum[k], squares[k], end - begin};
+      partial[blockIdx.y * channels + g * kVec + k] = m.plain();
+    }
   }
 }
 
@@ -63,16 +93,12 @@ __global__ void moments_rows(const T* __restrict__ x, Moments* __restrict__ part
   const std::int64_t end = begin + chunk < n ? begin + chunk : n;
   const std::int64_t row_step = kThreads / packs, pack_step = kThreads % packs;
   for (std::int64_t c = blockIdx.x; c < channels; c += gridDim.x) {
-    double sum = 0.0, squares = 0.0;
+    ShiftedMoments m;
     std::int64_t r = begin + threadIdx.x / packs, p = threadIdx.x % packs;
     while (r < end) {
       const Pack<T, kVec> in = load_pack<kVec>(x + (r * channels + c) * inner + p * kVec);
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) {
-        const double v = to_double(in.v[k]);
-        sum += v;
-        squares += v * v;
-      }
+      for (int k = 0; k < kVec; ++k) m.add(to_float(in.v[k]));
       r += row_step;
       p += pack_step;
       if (p >= packs) {
@@ -80,8 +106,9 @@ __global__ void moments_rows(const T* __restrict__ x, Moments* __restrict__ part
         ++r;
       }
     }
-    sum = block_reduce(sum, Add{}, 0.0, scratch);
-    squares = block_reduce(squares, Add{}, 0.0, scratch);
+    const Moments mine = m.plain();
+    const double sum = block_reduce(mine.sum, Add{}, 0.0, scratch);
+    const double squares = block_reduce(mine.squares, Add{}, 0.0, scratch);
     if (threadIdx.x == 0) partial[blockIdx.y * channels + c] = Moments{sum, squares};
   }
 }
@@ -105,7 +132,8 @@ __global__ void finish_training(const Moments* __restrict__ partial, std::int64_
     batch_mean[c] = static_cast<float>(mean);
     batch_rstd[c] = static_cast<float>(rstd);
     const double scale = weight != nullptr ? rstd * weight[c] : rstd;
-    affine[c] = ChannelAffine{static_cast<float>(mean), static_cast<float>(scale), bias != nullptr ? bias[c] : 0.0f, 0.0f};
+    affine[c] =
+        ChannelAffine{static_cast<float>(mean), static_cast<float>(scale), bias != nullptr ? bias[c] : 0.0f, 0.0f};
   }
 }
 
@@ -125,18 +153,30 @@ __device__ __forceinline__ T apply(T v, const ChannelAffine& a) {
   return store_as<T>((to_float(v) - a.mean) * a.scale + a.bias);
 }
 
-// inner == 1: blockIdx.y walks the batch rows, x walks packs of channels.
+// Batch rows one thread of apply_channels_last writes for its channels.
+constexpr int kRowsPerThread = 64;
+
+// inner == 1: x walks packs of channels, whose affine maps a thread keeps in registers for
+// kRowsPerThread rows; blockIdx.y walks tiles of such rows.
 template <class T, int kVec>
 __global__ void apply_channels_last(const T* __restrict__ x, T* __restrict__ y, std::int64_t n, std::int64_t channels,
                                     const ChannelAffine* __restrict__ affine) {
   const std::int64_t packs = channels / kVec;
-  for (std::int64_t r = blockIdx.y; r < n; r += gridDim.y) {
-    for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
-      const Pack<T, kVec> in = load_pack<kVec>(x + r * channels + p * kVec);
-      Pack<T, kVec> out;
+  for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
+    ChannelAffine a[kVec];
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) out.v[k] = apply(in.v[k], affine[p * kVec + k]);
-      store_pack(y + r * channels + p * kVec, out);
+    for (int k = 0; k < kVec; ++k) a[k] = affine[p * kVec + k];
+    for (std::int64_t r0 = blockIdx.y * std::int64_t{kRowsPerThread}; r0 < n;
+         r0 += gridDim.y * std::int64_t{kRowsPerThread}) {
+      const std::int64_t r1 = r0 + kRowsPerThread < n ? r0 + kRowsPerThread : n;
+#pragma unroll 8
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const Pack<T, kVec> in = load_pack<kVec>(x + r * channels + p * kVec);
+        Pack<T, kVec> out;
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) out.v[k] = apply(in.v[k], a[k]);
+        store_pack(y + r * channels + p * kVec, out);
+      }
     }
   }
 }
@@ -179,7 +219,9 @@ BatchNormPlan plan_batch_norm(const BatchNormArgs& a) {
   return p;
 }
 
-std::size_t affine_bytes(const BatchNormArgs& a) { return static_cast<std::size_t>(a.channels) * sizeof(ChannelAffine); }
+std::size_t affine_bytes(const BatchNormArgs& a) {
+  return static_cast<std::size_t>(a.channels) * sizeof(ChannelAffine);
+}
 
 template <class T, int kVec>
 void run(const BatchNormArgs& a, const BatchNormPlan& p, bool training, void* workspace, NativeStream s) {
@@ -200,12 +242,12 @@ void run(const BatchNormArgs& a, const BatchNormPlan& p, bool training, void* wo
         partial, p.splits, a.channels, static_cast<double>(a.n) * static_cast<double>(a.inner), a.weight, a.bias,
         a.running_mean, a.running_var, a.batch_mean, a.batch_rstd, a.eps, a.momentum, affine);
   } else {
-    affine_from_running<<<channel_blocks, kThreads, 0, s>>>(a.channels, a.weight, a.bias, a.running_mean,
-                                                            a.running_var, a.eps, affine);
+    affine_from_running<<<channel_blocks, kThreads, 0, s>>>(a.channels, a.weight, a.bias, a.running_mean, a.running_var,
+                                                            a.eps, affine);
   }
   const auto rows = [](std::int64_t r) { return static_cast<unsigned>(std::clamp<std::int64_t>(r, 1, 65535)); };
   if (a.inner == 1) {
-    const dim3 grid(blocks_for(a.channels / kVec, kThreads, 1 << 16), rows(a.n));
+    const dim3 grid(blocks_for(a.channels / kVec, kThreads, 1 << 16), rows(ceil_div(a.n, kRowsPerThread)));
     apply_channels_last<T, kVec><<<grid, kThreads, 0, s>>>(x, y, a.n, a.channels, affine);
   } else {
     const dim3 grid(blocks_for(a.inner / kVec, kThreads, 1 << 16), rows(a.n * a.channels));

@@ -22,41 +22,100 @@ __device__ __forceinline__ Compute<T> widen(T v) {
   }
 }
 
-// --- SiluAndMul: rows of [gate | up]; blockIdx.y walks rows, x walks packs of a row's half.
+// Packs each thread keeps in flight: its loads are all issued before the first use.
+constexpr int kUnroll = 4;
+
+// The rows of a [rows, packs]-shaped launch: blockIdx.x * blockDim.x + threadIdx.x picks the
+// pack column, and each thread takes kUnroll rows at a time, gridDim.y * kUnroll apart.
+struct RowTile {
+  std::int64_t first;
+  std::int64_t step;
+};
+__device__ __forceinline__ RowTile row_tile() {
+  return {static_cast<std::int64_t>(blockIdx.y) * kUnroll, static_cast<std::int64_t>(gridDim.y) * kUnroll};
+}
+
+// --- SiluAndMul: rows of [gate | up] into rows of n.
 template <class T, int kVec>
 __global__ void silu_and_mul_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows, std::int64_t n) {
   const std::int64_t packs = n / kVec;
-  for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
-    const T* gate = x + row * 2 * n;
-    const T* up = gate + n;
-    T* out = y + row * n;
-    for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
-      const Pack<T, kVec> g = load_pack<kVec>(gate + p * kVec);
-      const Pack<T, kVec> u = load_pack<kVec>(up + p * kVec);
+  for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
+    for (RowTile t = row_tile(); t.first < rows; t.first += t.step) {
+      Pack<T, kVec> g[kUnroll], u[kUnroll];
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        const std::int64_t row = t.first + k;
+        if (row < rows) {
+          g[k] = load_pack<kVec>(x + row * 2 * n + p * kVec);
+          u[k] = load_pack<kVec>(x + row * 2 * n + n + p * kVec);
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        const std::int64_t row = t.first + k;
+        if (row >= rows) break;
+        Pack<T, kVec> o;
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) {
+          const float v = to_float(g[k].v[e]);
+          o.v[e] = store_as<T>(v / (1.0f + __expf(-v)) * to_float(u[k].v[e]));
+        }
+        store_pack(y + row * n + p * kVec, o);
+      }
+    }
+  }
+}
+
+// --- Add, a and b alike: each thread takes kUnroll packs blockDim.x apart per block tile.
+template <class T, int kVec>
+__global__ void add_same_shape(const T* a, const T* b, T* out, std::int64_t numel, Compute<T> alpha) {
+  const std::int64_t packs = numel / kVec;
+  const std::int64_t tile = static_cast<std::int64_t>(blockDim.x) * kUnroll;
+  for (std::int64_t base = blockIdx.x * tile + threadIdx.x; base < packs; base += gridDim.x * tile) {
+    Pack<T, kVec> pa[kUnroll], pb[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
+      if (p < packs) {
+        pa[k] = load_pack<kVec>(a + p * kVec);
+        pb[k] = load_pack<kVec>(b + p * kVec);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
+      if (p >= packs) break;
       Pack<T, kVec> o;
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) {
-        const float v = to_float(g.v[k]);
-        o.v[k] = store_as<T>(v / (1.0f + __expf(-v)) * to_float(u.v[k]));
-      }
+      for (int e = 0; e < kVec; ++e) o.v[e] = store_as<T>(widen(pa[k].v[e]) + alpha * widen(pb[k].v[e]));
       store_pack(out + p * kVec, o);
     }
   }
 }
 
-// --- Add. `b_period` == numel: b like a; otherwise b is one row repeated.
+// --- Add of one row b of `period` elements to every row of a: the b pack stays in registers
+// for the thread's rows.
 template <class T, int kVec>
-__global__ void add_contiguous(const T* a, const T* b, T* out, std::int64_t numel, std::int64_t b_period,
-                               Compute<T> alpha) {
-  const std::int64_t packs = numel / kVec;
+__global__ void add_row(const T* a, const T* __restrict__ b, T* out, std::int64_t rows, std::int64_t period,
+                        Compute<T> alpha) {
+  const std::int64_t packs = period / kVec;
   for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
-    const std::int64_t e = p * kVec;
-    const Pack<T, kVec> pa = load_pack<kVec>(a + e);
-    const Pack<T, kVec> pb = load_pack<kVec>(b + (b_period == numel ? e : e % b_period));
-    Pack<T, kVec> o;
+    const Pack<T, kVec> pb = load_pack<kVec>(b + p * kVec);
+    for (RowTile t = row_tile(); t.first < rows; t.first += t.step) {
+      Pack<T, kVec> pa[kUnroll];
 #pragma unroll
-    for (int k = 0; k < kVec; ++k) o.v[k] = store_as<T>(widen(pa.v[k]) + alpha * widen(pb.v[k]));
-    store_pack(out + e, o);
+      for (int k = 0; k < kUnroll; ++k) {
+        if (t.first + k < rows) pa[k] = load_pack<kVec>(a + (t.first + k) * period + p * kVec);
+      }
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        if (t.first + k >= rows) break;
+        Pack<T, kVec> o;
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) o.v[e] = store_as<T>(widen(pa[k].v[e]) + alpha * widen(pb.v[e]));
+        store_pack(out + (t.first + k) * period + p * kVec, o);
+      }
+    }
   }
 }
 
@@ -68,8 +127,8 @@ struct StridedLayout {
 };
 
 template <class T>
-__global__ void add_strided(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
-                            std::int64_t numel, StridedLayout l, Compute<T> alpha) {
+__global__ void add_strided(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out, std::int64_t numel,
+                            StridedLayout l, Compute<T> alpha) {
   for (std::int64_t i = global_thread(); i < numel; i += grid_threads()) {
     std::int64_t rest = i, oa = 0, ob = 0;
     for (int d = l.rank - 1; d >= 0; --d) {
@@ -82,19 +141,27 @@ __global__ void add_strided(const T* __restrict__ a, const T* __restrict__ b, T*
   }
 }
 
-// --- Relu
+// --- Relu: as add_same_shape, one operand.
 template <class T, int kVec>
 __global__ void relu_kernel(const T* x, T* out, std::int64_t numel) {
   const std::int64_t packs = numel / kVec;
-  for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
-    const Pack<T, kVec> in = load_pack<kVec>(x + p * kVec);
-    Pack<T, kVec> o;
+  const std::int64_t tile = static_cast<std::int64_t>(blockDim.x) * kUnroll;
+  for (std::int64_t base = blockIdx.x * tile + threadIdx.x; base < packs; base += gridDim.x * tile) {
+    Pack<T, kVec> in[kUnroll];
 #pragma unroll
-    for (int k = 0; k < kVec; ++k) {
-      const float v = to_float(in.v[k]);
-      o.v[k] = v < 0.0f ? store_as<T>(0.0f) : in.v[k];
+    for (int k = 0; k < kUnroll; ++k) {
+      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
+      if (p < packs) in[k] = load_pack<kVec>(x + p * kVec);
     }
-    store_pack(out + p * kVec, o);
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
+      if (p >= packs) break;
+      Pack<T, kVec> o;
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) o.v[e] = to_float(in[k].v[e]) < 0.0f ? store_as<T>(0.0f) : in[k].v[e];
+      store_pack(out + p * kVec, o);
+    }
   }
 }
 
@@ -115,10 +182,15 @@ __global__ void alibi_kernel(const double* __restrict__ slopes, T* __restrict__ 
   }
 }
 
-// A grid for `rows` rows of `packs` packs each: x over a row's packs, y over rows.
+// A grid for `rows` rows of `packs` packs each: x over a row's packs, y over tiles of kUnroll
+// rows (the kernels loop over what the y limit leaves).
 dim3 row_grid(std::int64_t rows, std::int64_t packs) {
-  return dim3(blocks_for(packs, kThreads, 1 << 16), static_cast<unsigned>(std::clamp<std::int64_t>(rows, 1, 65535)));
+  return dim3(blocks_for(packs, kThreads, 1 << 16),
+              static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(rows, kUnroll), 1, 65535)));
 }
+
+// Blocks for `packs` packs taken kUnroll at a time per thread.
+unsigned flat_blocks(std::int64_t packs) { return blocks_for(packs, kThreads * kUnroll); }
 
 }  // namespace
 
@@ -130,7 +202,8 @@ void launch_silu_and_mul(const SiluAndMulArgs& a, void* stream) {
     const auto* x = static_cast<const T*>(a.x);
     auto* y = static_cast<T*>(a.y);
     if (a.n % kVec == 0 && aligned16(x) && aligned16(y)) {
-      silu_and_mul_kernel<T, kVec><<<row_grid(a.rows, a.n / kVec), kThreads, 0, native_stream(stream)>>>(x, y, a.rows, a.n);
+      silu_and_mul_kernel<T, kVec>
+          <<<row_grid(a.rows, a.n / kVec), kThreads, 0, native_stream(stream)>>>(x, y, a.rows, a.n);
     } else {
       silu_and_mul_kernel<T, 1><<<row_grid(a.rows, a.n), kThreads, 0, native_stream(stream)>>>(x, y, a.rows, a.n);
     }
@@ -156,17 +229,32 @@ void launch_add(const AddArgs& a, void* stream) {
         l.b[d] = a.b_strides[d];
       }
       add_strided<T><<<blocks_for(a.numel, kThreads), kThreads, 0, s>>>(pa, pb, out, a.numel, l, alpha);
-    } else if (a.numel % kVec == 0 && a.b_period % kVec == 0 && aligned16(pa) && aligned16(pb) && aligned16(out)) {
-      add_contiguous<T, kVec>
-          <<<blocks_for(a.numel / kVec, kThreads), kThreads, 0, s>>>(pa, pb, out, a.numel, a.b_period, alpha);
     } else {
-      add_contiguous<T, 1><<<blocks_for(a.numel, kThreads), kThreads, 0, s>>>(pa, pb, out, a.numel, a.b_period, alpha);
+      const bool wide =
+          a.numel % kVec == 0 && a.b_period % kVec == 0 && aligned16(pa) && aligned16(pb) && aligned16(out);
+      if (a.b_period != a.numel) {
+        const std::int64_t rows = a.numel / a.b_period;
+        if (wide) {
+          add_row<T, kVec><<<row_grid(rows, a.b_period / kVec), kThreads, 0, s>>>(pa, pb, out, rows, a.b_period, alpha);
+        } else {
+          add_row<T, 1><<<row_grid(rows, a.b_period), kThreads, 0, s>>>(pa, pb, out, rows, a.b_period, alpha);
+        }
+      } else if (wide) {
+        add_same_shape<T, kVec><<<flat_blocks(a.numel / kVec), kThreads, 0, s>>>(pa, pb, out, a.numel, alpha);
+      } else {
+        add_same_shape<T, 1><<<flat_blocks(a.numel), kThreads, 0, s>>>(pa, pb, out, a.numel, alpha);
+      }
     }
   };
   switch (a.dtype) {
-    case DType::int32: body(std::int32_t{}); break;
-    case DType::int64: body(std::int64_t{}); break;
-    default: with_float_type(a.dtype, "add", body);
+    case DType::int32:
+      body(std::int32_t{});
+      break;
+    case DType::int64:
+      body(std::int64_t{});
+      break;
+    default:
+      with_float_type(a.dtype, "add", body);
   }
   check_launch("add");
 }
@@ -180,9 +268,9 @@ void launch_relu(const ReluArgs& a, void* stream) {
     auto* out = static_cast<T*>(a.out);
     const NativeStream s = native_stream(stream);
     if (a.numel % kVec == 0 && aligned16(x) && aligned16(out)) {
-      relu_kernel<T, kVec><<<blocks_for(a.numel / kVec, kThreads), kThreads, 0, s>>>(x, out, a.numel);
+      relu_kernel<T, kVec><<<flat_blocks(a.numel / kVec), kThreads, 0, s>>>(x, out, a.numel);
     } else {
-      relu_kernel<T, 1><<<blocks_for(a.numel, kThreads), kThreads, 0, s>>>(x, out, a.numel);
+      relu_kernel<T, 1><<<flat_blocks(a.numel), kThreads, 0, s>>>(x, out, a.numel);
     }
   });
   check_launch("relu");

@@ -10,6 +10,7 @@ namespace tileops::gpu {
 namespace {
 
 constexpr int kThreads = 256;
+constexpr int kUnroll = 4;
 
 // Accumulates in int64 for integer outputs, in double otherwise.
 template <class Out>
@@ -55,10 +56,20 @@ __global__ void reduce_rows(const In* __restrict__ x, Out* __restrict__ y, Acc<O
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const In* xr = x + row * reduce;
     A acc = identity<A, kProduct>();
-    for (std::int64_t e = begin + threadIdx.x * kVec; e < end; e += kThreads * kVec) {
-      const Pack<In, kVec> in = load_pack<kVec>(xr + e);
+    // kUnroll packs per thread in flight: all loaded before the first is accumulated.
+    const std::int64_t stride = static_cast<std::int64_t>(blockDim.x) * kVec;
+    for (std::int64_t e = begin + threadIdx.x * kVec; e < end; e += kUnroll * stride) {
+      Pack<In, kVec> in[kUnroll];
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) acc = op(acc, load_acc<A>(in.v[k]));
+      for (int u = 0; u < kUnroll; ++u) {
+        if (e + u * stride < end) in[u] = load_pack<kVec>(xr + e + u * stride);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        if (e + u * stride >= end) break;
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) acc = op(acc, load_acc<A>(in[u].v[k]));
+      }
     }
     acc = block_reduce(acc, op, identity<A, kProduct>(), scratch);
     if (threadIdx.x == 0) {
@@ -87,6 +98,7 @@ __global__ void reduce_columns(const In* __restrict__ x, Out* __restrict__ y, Ac
     A acc[kVec];
 #pragma unroll
     for (int k = 0; k < kVec; ++k) acc[k] = identity<A, kProduct>();
+#pragma unroll 4
     for (std::int64_t r = begin; r < end; ++r) {
       const Pack<In, kVec> in = load_pack<kVec>(base + r * inner);
 #pragma unroll
@@ -154,7 +166,9 @@ void run_split(const ReduceArgs& a, const ReducePlan& p, Acc<Out>* partial, Nati
   const dim3 grid_rows(blocks_for(a.outer, 1, 1 << 20), static_cast<unsigned>(p.splits));
   const dim3 grid_columns(blocks_for(a.outer * a.inner / kVec, kThreads), static_cast<unsigned>(p.splits));
   if (a.inner == 1) {
-    reduce_rows<In, Out, kVec, kProduct><<<grid_rows, kThreads, 0, s>>>(x, y, partial, a.outer, a.reduce, p.chunk);
+    // Threads enough for kUnroll packs each of a chunk (so a block's loads all go out at once).
+    const int threads = threads_for(ceil_div(ceil_div(p.chunk, kVec), kUnroll), kThreads);
+    reduce_rows<In, Out, kVec, kProduct><<<grid_rows, threads, 0, s>>>(x, y, partial, a.outer, a.reduce, p.chunk);
   } else {
     reduce_columns<In, Out, kVec, kProduct>
         <<<grid_columns, kThreads, 0, s>>>(x, y, partial, a.outer, a.reduce, a.inner, p.chunk);

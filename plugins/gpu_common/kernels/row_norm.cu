@@ -8,33 +8,36 @@
 namespace tileops::gpu {
 namespace {
 
-// Register budget per thread for a row's share, in floats.
-constexpr int kRegisterFloats = 16;
+// Register budget per thread for a row's share: 64 bytes of raw elements (four 16-byte packs,
+// or sixteen single elements), kept as loaded and converted to float where used.
+template <class T, int kVec>
+inline constexpr int kMaxPacks = kVec == 1 ? 16 : 64 / static_cast<int>(sizeof(T) * kVec);
 
 template <class T, int kVec, int kPacks, bool kLayerNorm>
-__global__ void __launch_bounds__(1024) row_norm_in_registers(const T* __restrict__ x, const T* __restrict__ weight,
-                                                              const T* __restrict__ bias, T* __restrict__ y,
-                                                              std::int64_t rows, std::int64_t n, float eps) {
+__global__ void __launch_bounds__(1024)
+    row_norm_in_registers(const T* __restrict__ x, const T* __restrict__ weight, const T* __restrict__ bias,
+                          T* __restrict__ y, std::int64_t rows, std::int64_t n, float eps) {
   __shared__ float scratch[kMaxWarps];
   const float inv_n = 1.0f / static_cast<float>(n);
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * n;
     T* yr = y + row * n;
-    float v[kPacks][kVec];
+    Pack<T, kVec> v[kPacks];
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
+      if (e < n) v[p] = load_pack<kVec>(xr + e);
+    }
     float acc = 0.0f;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
       if (e < n) {
-        const Pack<T, kVec> in = load_pack<kVec>(xr + e);
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
-          v[p][k] = to_float(in.v[k]);
-          acc += kLayerNorm ? v[p][k] : v[p][k] * v[p][k];
+          const float f = to_float(v[p].v[k]);
+          acc += kLayerNorm ? f : f * f;
         }
-      } else {
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) v[p][k] = 0.0f;
       }
     }
     acc = block_reduce(acc, Add{}, 0.0f, scratch);
@@ -47,7 +50,10 @@ __global__ void __launch_bounds__(1024) row_norm_in_registers(const T* __restric
         const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
         if (e < n) {
 #pragma unroll
-          for (int k = 0; k < kVec; ++k) centred += (v[p][k] - mean) * (v[p][k] - mean);
+          for (int k = 0; k < kVec; ++k) {
+            const float d = to_float(v[p].v[k]) - mean;
+            centred += d * d;
+          }
         }
       }
       centred = block_reduce(centred, Add{}, 0.0f, scratch);
@@ -65,7 +71,7 @@ __global__ void __launch_bounds__(1024) row_norm_in_registers(const T* __restric
         if (bias != nullptr) b = load_pack<kVec>(bias + e);
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
-          float o = (v[p][k] - mean) * scale;
+          float o = (to_float(v[p].v[k]) - mean) * scale;
           if (weight != nullptr) o *= to_float(w.v[k]);
           if (bias != nullptr) o += to_float(b.v[k]);
           out.v[k] = store_as<T>(o);
@@ -77,9 +83,9 @@ __global__ void __launch_bounds__(1024) row_norm_in_registers(const T* __restric
 }
 
 template <class T, int kVec, bool kLayerNorm>
-__global__ void __launch_bounds__(1024) row_norm_streamed(const T* __restrict__ x, const T* __restrict__ weight,
-                                                          const T* __restrict__ bias, T* __restrict__ y,
-                                                          std::int64_t rows, std::int64_t n, float eps) {
+__global__ void __launch_bounds__(1024)
+    row_norm_streamed(const T* __restrict__ x, const T* __restrict__ weight, const T* __restrict__ bias,
+                      T* __restrict__ y, std::int64_t rows, std::int64_t n, float eps) {
   __shared__ float scratch[kMaxWarps];
   const float inv_n = 1.0f / static_cast<float>(n);
   const std::int64_t step = static_cast<std::int64_t>(blockDim.x) * kVec;
@@ -140,7 +146,7 @@ struct RowNormLauncher {
   // the register budget at all.
   template <int kPacks>
   bool in_registers(int max_threads) const {
-    if constexpr (kPacks * kVec > kRegisterFloats) {
+    if constexpr (kPacks > kMaxPacks<T, kVec>) {
       return false;
     } else {
       const std::int64_t threads = ceil_div(ceil_div(a.n, kVec), kPacks);
@@ -154,7 +160,8 @@ struct RowNormLauncher {
   }
 
   void operator()() const {
-    if (in_registers<1>(512) || in_registers<1>(1024)) return;
+    // Blocks of at most 256 threads with a few packs each keep more loads in flight per thread.
+    if (in_registers<1>(256) || in_registers<1>(512) || in_registers<1>(1024)) return;
     row_norm_streamed<T, kVec, kLayerNorm><<<blocks_for(a.rows, 1), 1024, 0, stream>>>(
         static_cast<const T*>(a.x), static_cast<const T*>(a.weight), static_cast<const T*>(a.bias),
         static_cast<T*>(a.y), a.rows, a.n, a.eps);

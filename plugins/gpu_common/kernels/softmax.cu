@@ -37,8 +37,8 @@ __device__ __forceinline__ Online block_online(Online mine, float* scratch) {
 }
 
 template <class T, int kVec, int kPacks>
-__global__ void __launch_bounds__(1024) softmax_rows_in_registers(const T* __restrict__ x, T* __restrict__ y,
-                                                                  std::int64_t rows, std::int64_t n) {
+__global__ void __launch_bounds__(1024)
+    softmax_rows_in_registers(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows, std::int64_t n) {
   __shared__ float scratch[kMaxWarps];
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * n;
@@ -85,8 +85,8 @@ __global__ void __launch_bounds__(1024) softmax_rows_in_registers(const T* __res
 }
 
 template <class T, int kVec>
-__global__ void __launch_bounds__(1024) softmax_rows_streamed(const T* __restrict__ x, T* __restrict__ y,
-                                                              std::int64_t rows, std::int64_t n) {
+__global__ void __launch_bounds__(1024)
+    softmax_rows_streamed(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows, std::int64_t n) {
   __shared__ float scratch[kMaxWarps];
   const std::int64_t step = static_cast<std::int64_t>(blockDim.x) * kVec;
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -145,7 +145,8 @@ struct RowSoftmaxLauncher {
   }
 
   void operator()() const {
-    if (in_registers<1>(512) || in_registers<1>(1024)) return;
+    // Blocks of at most 256 threads with a few packs each keep more loads in flight per thread.
+    if (in_registers<1>(256) || in_registers<1>(512) || in_registers<1>(1024)) return;
     softmax_rows_streamed<T, kVec>
         <<<blocks_for(rows, 1), 1024, 0, stream>>>(static_cast<const T*>(a.x), static_cast<T*>(a.y), rows, a.n);
   }

@@ -54,10 +54,18 @@ bool launch_strided_copy(void* dst, const void* src, const std::int64_t* shape, 
     l.src[d] = p.second[d];
   }
   switch (element_size) {
-    case 1: run<std::uint8_t>(dst, src, numel, l, stream); break;
-    case 2: run<std::uint16_t>(dst, src, numel, l, stream); break;
-    case 4: run<std::uint32_t>(dst, src, numel, l, stream); break;
-    default: run<std::uint64_t>(dst, src, numel, l, stream); break;
+    case 1:
+      run<std::uint8_t>(dst, src, numel, l, stream);
+      break;
+    case 2:
+      run<std::uint16_t>(dst, src, numel, l, stream);
+      break;
+    case 4:
+      run<std::uint32_t>(dst, src, numel, l, stream);
+      break;
+    default:
+      run<std::uint64_t>(dst, src, numel, l, stream);
+      break;
   }
   check_launch("strided_copy");
   return true;
