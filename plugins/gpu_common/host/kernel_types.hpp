@@ -4,6 +4,8 @@
 // offsets take the kernels' scalar paths), and launches on the calling thread's current
 // stream of the call's device, allocating its outputs (and any workspace) from that device's
 // stream-ordered pool. Nothing is compiled, queried from the device or synchronised on a call.
+// supported_archs stays "every arch": the cuda build embeds sm_90a machine code and
+// compute_75 PTX, which the driver compiles for any other GPU that CUDA 13 supports.
 #pragma once
 
 #include "tileops/ops/elementwise_kernels.hpp"
