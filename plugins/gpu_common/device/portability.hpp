@@ -61,21 +61,31 @@ __device__ __forceinline__ T warp_reduce(T value, Op op) {
   return value;
 }
 
-// Reduces `value` over the threads of the block with `op` (identity `identity`); every thread
-// gets the result. Every thread of the block must call it; `scratch` is shared memory for
-// kMaxWarps values, free again when the call returns.
-template <class T, class Op>
-__device__ __forceinline__ T block_reduce(T value, Op op, T identity, T* scratch) {
+// Reduces each of `values` over the threads of the block with `op` (identity `identity`);
+// every thread gets the results. Every thread of the block must call it; `scratch` is shared
+// memory for N * kMaxWarps values, free again when the call returns.
+template <int N, class T, class Op>
+__device__ __forceinline__ void block_reduce_each(T (&values)[N], Op op, T identity, T* scratch) {
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
-  value = warp_reduce(value, op);
-  if (lane == 0) scratch[warp] = value;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    values[i] = warp_reduce(values[i], op);
+    if (lane == 0) scratch[i * kMaxWarps + warp] = values[i];
+  }
   __syncthreads();
   const int warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
-  value = lane < warps ? scratch[lane] : identity;
-  value = warp_reduce(value, op);
+#pragma unroll
+  for (int i = 0; i < N; ++i) values[i] = warp_reduce(lane < warps ? scratch[i * kMaxWarps + lane] : identity, op);
   __syncthreads();  // every warp has read the scratch: the caller may reuse it
-  return value;
+}
+
+// The same for one value.
+template <class T, class Op>
+__device__ __forceinline__ T block_reduce(T value, Op op, T identity, T* scratch) {
+  T values[1] = {value};
+  block_reduce_each(values, op, identity, scratch);
+  return values[0];
 }
 
 struct Add {

@@ -13,70 +13,87 @@ namespace {
 template <class T, int kVec>
 inline constexpr int kMaxPacks = kVec == 1 ? 16 : 64 / static_cast<int>(sizeof(T) * kVec);
 
-template <class T, int kVec, int kPacks, bool kLayerNorm>
+// kRows rows per block at a time: for short rows of 16-bit elements one row alone gives a block
+// too little to load for its fixed costs (the reductions, launching the block).
+template <class T, int kVec, int kPacks, int kRows, bool kLayerNorm>
 __global__ void __launch_bounds__(1024)
     row_norm_in_registers(const T* __restrict__ x, const T* __restrict__ weight, const T* __restrict__ bias,
                           T* __restrict__ y, std::int64_t rows, std::int64_t n, float eps) {
-  __shared__ float scratch[kMaxWarps];
+  __shared__ float scratch[kRows * kMaxWarps];
   const float inv_n = 1.0f / static_cast<float>(n);
-  for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const T* xr = x + row * n;
-    T* yr = y + row * n;
-    Pack<T, kVec> v[kPacks];
+  const auto column = [&](int p) { return (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec; };
+  for (std::int64_t row0 = static_cast<std::int64_t>(blockIdx.x) * kRows; row0 < rows;
+       row0 += static_cast<std::int64_t>(gridDim.x) * kRows) {
+    Pack<T, kVec> v[kRows][kPacks];
 #pragma unroll
-    for (int p = 0; p < kPacks; ++p) {
-      const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
-      if (e < n) v[p] = load_pack<kVec>(xr + e);
-    }
-    float acc = 0.0f;
-#pragma unroll
-    for (int p = 0; p < kPacks; ++p) {
-      const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
-      if (e < n) {
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) {
-          const float f = to_float(v[p].v[k]);
-          acc += kLayerNorm ? f : f * f;
-        }
-      }
-    }
-    acc = block_reduce(acc, Add{}, 0.0f, scratch);
-    float mean = 0.0f, scale;
-    if constexpr (kLayerNorm) {
-      mean = acc * inv_n;
-      float centred = 0.0f;
+    for (int r = 0; r < kRows; ++r) {
 #pragma unroll
       for (int p = 0; p < kPacks; ++p) {
-        const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
-        if (e < n) {
+        if (row0 + r < rows && column(p) < n) v[r][p] = load_pack<kVec>(x + (row0 + r) * n + column(p));
+      }
+    }
+    float acc[kRows];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      acc[r] = 0.0f;
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        if (row0 + r < rows && column(p) < n) {
 #pragma unroll
           for (int k = 0; k < kVec; ++k) {
-            const float d = to_float(v[p].v[k]) - mean;
-            centred += d * d;
+            const float f = to_float(v[r][p].v[k]);
+            acc[r] += kLayerNorm ? f : f * f;
           }
         }
       }
-      centred = block_reduce(centred, Add{}, 0.0f, scratch);
-      scale = rsqrtf(centred * inv_n + eps);
+    }
+    block_reduce_each(acc, Add{}, 0.0f, scratch);
+    float mean[kRows], scale[kRows];
+    if constexpr (kLayerNorm) {
+      float centred[kRows];
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        mean[r] = acc[r] * inv_n;
+        centred[r] = 0.0f;
+#pragma unroll
+        for (int p = 0; p < kPacks; ++p) {
+          if (row0 + r < rows && column(p) < n) {
+#pragma unroll
+            for (int k = 0; k < kVec; ++k) {
+              const float d = to_float(v[r][p].v[k]) - mean[r];
+              centred[r] += d * d;
+            }
+          }
+        }
+      }
+      block_reduce_each(centred, Add{}, 0.0f, scratch);
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) scale[r] = rsqrtf(centred[r] * inv_n + eps);
     } else {
-      scale = rsqrtf(acc * inv_n + eps);
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        mean[r] = 0.0f;
+        scale[r] = rsqrtf(acc[r] * inv_n + eps);
+      }
     }
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
-      const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
-      if (e < n) {
+      if (column(p) >= n) continue;
+      Pack<T, kVec> w{}, b{};
+      if (weight != nullptr) w = load_pack<kVec>(weight + column(p));
+      if (bias != nullptr) b = load_pack<kVec>(bias + column(p));
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        if (row0 + r >= rows) continue;
         Pack<T, kVec> out;
-        Pack<T, kVec> w{}, b{};
-        if (weight != nullptr) w = load_pack<kVec>(weight + e);
-        if (bias != nullptr) b = load_pack<kVec>(bias + e);
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
-          float o = (to_float(v[p].v[k]) - mean) * scale;
+          float o = (to_float(v[r][p].v[k]) - mean[r]) * scale[r];
           if (weight != nullptr) o *= to_float(w.v[k]);
           if (bias != nullptr) o += to_float(b.v[k]);
           out.v[k] = store_as<T>(o);
         }
-        store_pack(yr + e, out);
+        store_pack(y + (row0 + r) * n + column(p), out);
       }
     }
   }
@@ -151,8 +168,9 @@ struct RowNormLauncher {
     } else {
       const std::int64_t threads = ceil_div(ceil_div(a.n, kVec), kPacks);
       if (threads > max_threads) return in_registers<kPacks * 2>(max_threads);
-      row_norm_in_registers<T, kVec, kPacks, kLayerNorm>
-          <<<blocks_for(a.rows, 1), threads_for(threads, 1024), 0, stream>>>(
+      constexpr int kRows = sizeof(T) == 2 && kVec > 1 && 2 * kPacks <= kMaxPacks<T, kVec> ? 2 : 1;
+      row_norm_in_registers<T, kVec, kPacks, kRows, kLayerNorm>
+          <<<blocks_for(a.rows, kRows), threads_for(threads, 1024), 0, stream>>>(
               static_cast<const T*>(a.x), static_cast<const T*>(a.weight), static_cast<const T*>(a.bias),
               static_cast<T*>(a.y), a.rows, a.n, a.eps);
       return true;
