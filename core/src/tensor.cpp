@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "runtime/runtime_call.hpp"
 #include "runtime/runtime_registry.hpp"
 #include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
@@ -129,7 +130,8 @@ void convert_contiguous(const void* src, DType from, void* dst, DType to, std::i
 Tensor host_mirror(const Tensor& t) {
   const Storage& dev = *t.storage();
   auto host = Storage::allocate(dev.nbytes(), Device::cpu());
-  device_runtime(t.device().type()).copy_to_host(host->data(), dev.data(), dev.nbytes(), t.device().index());
+  DeviceRuntime& rt = device_runtime(t.device().type());
+  call_runtime(rt, "copy_to_host", [&] { rt.copy_to_host(host->data(), dev.data(), dev.nbytes(), t.device().index()); });
   return Tensor::from_storage(std::move(host), t.shape(), t.strides(), t.offset(), t.dtype());
 }
 
@@ -143,7 +145,7 @@ Storage::Storage(void* data, std::size_t nbytes, Device device, std::shared_ptr<
 
 std::shared_ptr<Storage> Storage::allocate(std::size_t nbytes, Device device) {
   std::shared_ptr<DeviceRuntime> rt = device_runtime_shared(device.type());
-  void* p = rt->allocate(nbytes, device.index());
+  void* p = call_runtime(*rt, "allocate", [&] { return rt->allocate(nbytes, device.index()); });
   return std::make_shared<Storage>(p, nbytes, device, std::move(rt));
 }
 
@@ -177,7 +179,8 @@ Tensor Tensor::zeros(ShapeView shape, DType dtype, Device device) {
     std::memset(t.data_ptr(), 0, t.nbytes());
   } else {
     std::vector<std::byte> zero(t.nbytes());
-    device_runtime(device.type()).copy_from_host(t.data_ptr(), zero.data(), zero.size(), device.index());
+    DeviceRuntime& rt = device_runtime(device.type());
+    call_runtime(rt, "copy_from_host", [&] { rt.copy_from_host(t.data_ptr(), zero.data(), zero.size(), device.index()); });
   }
   return t;
 }
@@ -346,11 +349,15 @@ void Tensor::copy_from(const Tensor& src) const {
     if (dst_host && src_host) {
       std::memmove(data_ptr(), src.data_ptr(), nbytes());
     } else if (src.device() == device()) {
-      device_runtime(device().type()).copy_on_device(data_ptr(), src.data_ptr(), nbytes(), device().index());
+      DeviceRuntime& rt = device_runtime(device().type());
+      call_runtime(rt, "copy_on_device", [&] { rt.copy_on_device(data_ptr(), src.data_ptr(), nbytes(), device().index()); });
     } else if (dst_host) {
-      device_runtime(src.device().type()).copy_to_host(data_ptr(), src.data_ptr(), nbytes(), src.device().index());
+      DeviceRuntime& rt = device_runtime(src.device().type());
+      call_runtime(rt, "copy_to_host",
+                   [&] { rt.copy_to_host(data_ptr(), src.data_ptr(), nbytes(), src.device().index()); });
     } else if (src_host) {
-      device_runtime(device().type()).copy_from_host(data_ptr(), src.data_ptr(), nbytes(), device().index());
+      DeviceRuntime& rt = device_runtime(device().type());
+      call_runtime(rt, "copy_from_host", [&] { rt.copy_from_host(data_ptr(), src.data_ptr(), nbytes(), device().index()); });
     } else {
       Tensor staged = src.to(Device::cpu());
       copy_from(staged);
@@ -368,8 +375,9 @@ void Tensor::copy_from(const Tensor& src) const {
   for (std::int64_t k = 0; k < numel(); ++k) host_dst.set(k, host_src.get(k));
   if (!dst_host) {
     const Storage& dev = *storage();
-    device_runtime(device().type()).copy_from_host(dev.data(), host_dst.storage()->data(), dev.nbytes(),
-                                                   device().index());
+    DeviceRuntime& rt = device_runtime(device().type());
+    call_runtime(rt, "copy_from_host",
+                 [&] { rt.copy_from_host(dev.data(), host_dst.storage()->data(), dev.nbytes(), device().index()); });
   }
 }
 
