@@ -99,10 +99,12 @@ class TILEOPS_API Registrar {
   void register_kernel_type(const std::string& op, const std::string& key) {
     register_kernel_type(op, key, make_kernel_type<Impl>());
   }
-  // Registers `builder` as target `target`'s kernel builder for op `op`. Throws BackendError
-  // when (op, target) already has one, or when `target` is BUILTIN or REFERENCE.
+  // Registers `builder` as target `target`'s kernel builder for op `op`. Throws BackendError,
+  // naming both owners, when (op, target) already has one, or when `target` is BUILTIN or
+  // REFERENCE.
   void register_kernel_builder(const std::string& op, const std::string& target, TargetBuilder builder);
-  // Registers the detector of target `target`. Throws BackendError when it already has one.
+  // Registers the detector of target `target`. Throws BackendError, naming both owners, when it
+  // already has one.
   void register_detector(const std::string& target, Detector detect);
   // Registers a device runtime. Throws BackendError, naming both owners, when its device type
   // already has one.
