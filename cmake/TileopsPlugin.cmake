@@ -6,6 +6,9 @@
 #                     inside the tileops build, the project's library directory otherwise)
 #   NO_INSTALL        do not install it (default: into the plugin directory of the install tree,
 #                     <libdir>/tileops/plugins, where the core finds it relative to itself)
+# The plugin is linked with --no-undefined: a symbol that none of the libraries it links defines
+# fails the build instead of the load (except in Clang sanitizer builds, whose runtimes live in
+# the executable and resolve at load).
 function(tileops_add_plugin name)
   cmake_parse_arguments(ARG "NO_INSTALL" "TARGET;OUTPUT_DIRECTORY" "SOURCES" ${ARGN})
   if(NOT ARG_SOURCES)
@@ -25,6 +28,10 @@ function(tileops_add_plugin name)
     VISIBILITY_INLINES_HIDDEN ON
     BUILD_RPATH_USE_ORIGIN ON
     INSTALL_RPATH "$ORIGIN/../..")
+  set(_tileops_flags "${CMAKE_CXX_FLAGS} ${CMAKE_MODULE_LINKER_FLAGS}")
+  if(NOT (CMAKE_CXX_COMPILER_ID MATCHES "Clang" AND (_tileops_flags MATCHES "-fsanitize" OR TILEOPS_SANITIZE)))
+    target_link_options(${target} PRIVATE LINKER:--no-undefined)
+  endif()
   if(ARG_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
   elseif(DEFINED TILEOPS_PLUGIN_OUTPUT_DIRECTORY)

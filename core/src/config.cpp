@@ -90,6 +90,12 @@ void check_log_level(const std::string& level, const std::string& origin) {
   }
 }
 
+bool parse_flag(const std::string& text, const std::string& origin) {
+  if (text == "true" || text == "1") return true;
+  if (text == "false" || text == "0") return false;
+  throw ConfigError(origin + ": invalid value '" + text + "'; expected true or false");
+}
+
 void check_target_name(const std::string& name, const std::string& origin) {
   if (name.empty() || name.find_first_of(" \t") != std::string::npos) {
     throw ConfigError(origin + ": invalid target name '" + name + "'; expected a non-empty name without spaces");
@@ -128,14 +134,15 @@ Config parse_config_file(const fs::path& path) {
   po::options_description keys;
   keys.add_options()("default_target", po::value<std::string>())("plugin_path", po::value<std::string>())(
       "manifest_path", po::value<std::string>())("log_level", po::value<std::string>())(
-      "disable_plugins", po::value<std::string>());
+      "disable_plugins", po::value<std::string>())("allow_insecure_plugins", po::value<std::string>());
   po::variables_map vm;
   try {
     po::store(po::parse_config_file(in, keys, /*allow_unregistered=*/false), vm);
   } catch (const po::unknown_option& e) {
     const std::string key = e.get_option_name();
     fail(path, where.line_of(key), key,
-         "unknown key; expected default_target, plugin_path, manifest_path, log_level or disable_plugins");
+         "unknown key; expected default_target, plugin_path, manifest_path, log_level, disable_plugins or "
+         "allow_insecure_plugins");
   } catch (const po::multiple_occurrences& e) {
     const std::string key = e.get_option_name();
     fail(path, where.line_of(key), key, "given more than once; each key may appear once");
@@ -154,6 +161,7 @@ Config parse_config_file(const fs::path& path) {
     const std::string v = trim(vm["default_target"].as<std::string>());
     check_target_name(v, origin("default_target"));
     c.default_target = v;
+    c.default_target_origin = "config file " + path.string() + ":" + std::to_string(where.line_of("default_target"));
   }
   if (vm.count("plugin_path")) c.plugin_path = resolve_paths(vm["plugin_path"].as<std::string>(), base);
   if (vm.count("manifest_path")) c.manifest_path = resolve_paths(vm["manifest_path"].as<std::string>(), base);
@@ -162,6 +170,10 @@ Config parse_config_file(const fs::path& path) {
     check_log_level(c.log_level, origin("log_level"));
   }
   if (vm.count("disable_plugins")) c.disable_plugins = split(vm["disable_plugins"].as<std::string>(), ',');
+  if (vm.count("allow_insecure_plugins")) {
+    c.allow_insecure_plugins =
+        parse_flag(trim(vm["allow_insecure_plugins"].as<std::string>()), origin("allow_insecure_plugins"));
+  }
   return c;
 }
 
@@ -195,6 +207,7 @@ Config load_config(const std::optional<fs::path>& file) {
   if (const char* v = env("TILEOPS_DEFAULT_TARGET")) {
     check_target_name(v, "environment variable TILEOPS_DEFAULT_TARGET");
     c.default_target = std::string(v);
+    c.default_target_origin = "environment variable TILEOPS_DEFAULT_TARGET";
   }
   if (const char* v = env("TILEOPS_PLUGIN_PATH")) c.plugin_path = resolve_paths(v, fs::current_path());
   if (const char* v = env("TILEOPS_MANIFEST_PATH")) c.manifest_path = resolve_paths(v, fs::current_path());
@@ -203,6 +216,9 @@ Config load_config(const std::optional<fs::path>& file) {
     c.log_level = v;
   }
   if (const char* v = env("TILEOPS_DISABLE_PLUGINS")) c.disable_plugins = split(v, ',');
+  if (const char* v = env("TILEOPS_ALLOW_INSECURE_PLUGINS")) {
+    c.allow_insecure_plugins = parse_flag(v, "environment variable TILEOPS_ALLOW_INSECURE_PLUGINS");
+  }
   return c;
 }
 
@@ -216,6 +232,8 @@ Config config() {
 void set_config(Config c) {
   check_log_level(c.log_level, "set_config: log_level");
   if (c.default_target) check_target_name(*c.default_target, "set_config: default_target");
+  if (!c.default_target) c.default_target_origin.clear();
+  if (c.default_target && c.default_target_origin.empty()) c.default_target_origin = "set_config";
   ProcessConfig& pc = process_config();
   {
     std::lock_guard lock(pc.mutex);

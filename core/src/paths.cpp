@@ -16,8 +16,9 @@ std::filesystem::path library_directory() {
 std::filesystem::path default_plugin_directory() { return library_directory() / "tileops" / "plugins"; }
 
 std::vector<std::filesystem::path> plugin_search_path() {
-  std::vector<std::filesystem::path> path = config().plugin_path;
-  path.push_back(default_plugin_directory());
+  std::vector<std::filesystem::path> path{default_plugin_directory()};
+  const std::vector<std::filesystem::path> configured = config().plugin_path;
+  path.insert(path.end(), configured.begin(), configured.end());
   return path;
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "runtime/runtime_call.hpp"
 #include "runtime/runtime_registry.hpp"
 #include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
@@ -129,7 +130,8 @@ void convert_contiguous(const void* src, DType from, void* dst, DType to, std::i
 Tensor host_mirror(const Tensor& t) {
   const Storage& dev = *t.storage();
   auto host = Storage::allocate(dev.nbytes(), Device::cpu());
-  device_runtime(t.device().type()).copy_to_host(host->data(), dev.data(), dev.nbytes(), t.device().index());
+  DeviceRuntime& rt = device_runtime(t.device().type());
+  call_runtime(rt, "copy_to_host", [&] { rt.copy_to_host(host->data(), dev.data(), dev.nbytes(), t.device().index()); });
   return Tensor::from_storage(std::move(host), t.shape(), t.strides(), t.offset(), t.dtype());
 }
 
@@ -144,8 +146,11 @@ Storage::Storage(void* data, std::size_t nbytes, Device device, std::shared_ptr<
 
 std::shared_ptr<Storage> Storage::allocate(std::size_t nbytes, Device device) {
   std::shared_ptr<DeviceRuntime> rt = device_runtime_shared(device.type());
-  void* stream = rt->current_stream(device.index());
-  void* p = rt->allocate_async(nbytes, device.index(), stream);
+  void* stream = nullptr;
+  void* p = call_runtime(*rt, "allocate", [&] {
+    stream = rt->current_stream(device.index());
+    return rt->allocate_async(nbytes, device.index(), stream);
+  });
   return std::make_shared<Storage>(p, nbytes, device, std::move(rt), stream);
 }
 
@@ -179,7 +184,8 @@ Tensor Tensor::zeros(ShapeView shape, DType dtype, Device device) {
     std::memset(t.data_ptr(), 0, t.nbytes());
   } else {
     std::vector<std::byte> zero(t.nbytes());
-    device_runtime(device.type()).copy_from_host(t.data_ptr(), zero.data(), zero.size(), device.index());
+    DeviceRuntime& rt = device_runtime(device.type());
+    call_runtime(rt, "copy_from_host", [&] { rt.copy_from_host(t.data_ptr(), zero.data(), zero.size(), device.index()); });
   }
   return t;
 }
@@ -348,11 +354,15 @@ void Tensor::copy_from(const Tensor& src) const {
     if (dst_host && src_host) {
       std::memmove(data_ptr(), src.data_ptr(), nbytes());
     } else if (src.device() == device()) {
-      device_runtime(device().type()).copy_on_device(data_ptr(), src.data_ptr(), nbytes(), device().index());
+      DeviceRuntime& rt = device_runtime(device().type());
+      call_runtime(rt, "copy_on_device", [&] { rt.copy_on_device(data_ptr(), src.data_ptr(), nbytes(), device().index()); });
     } else if (dst_host) {
-      device_runtime(src.device().type()).copy_to_host(data_ptr(), src.data_ptr(), nbytes(), src.device().index());
+      DeviceRuntime& rt = device_runtime(src.device().type());
+      call_runtime(rt, "copy_to_host",
+                   [&] { rt.copy_to_host(data_ptr(), src.data_ptr(), nbytes(), src.device().index()); });
     } else if (src_host) {
-      device_runtime(device().type()).copy_from_host(data_ptr(), src.data_ptr(), nbytes(), device().index());
+      DeviceRuntime& rt = device_runtime(device().type());
+      call_runtime(rt, "copy_from_host", [&] { rt.copy_from_host(data_ptr(), src.data_ptr(), nbytes(), device().index()); });
     } else {
       Tensor staged = src.to(Device::cpu());
       copy_from(staged);
@@ -366,7 +376,8 @@ void Tensor::copy_from(const Tensor& src) const {
   if (!dst_host && src.device() == device() && src.dtype() == dtype()) {
     const DeviceRuntime::StridedCopy copy{data_ptr(), src.data_ptr(), shape(), strides(), src.strides(),
                                           dtype_size(dtype())};
-    if (device_runtime(device().type()).copy_strided(copy, device().index())) return;
+    DeviceRuntime& rt = device_runtime(device().type());
+    if (call_runtime(rt, "copy_strided", [&] { return rt.copy_strided(copy, device().index()); })) return;
   }
   // Layout or dtype differ: convert element by element on the host, mirroring a device-side
   // tensor's whole storage so that its strides stay valid.
@@ -375,8 +386,9 @@ void Tensor::copy_from(const Tensor& src) const {
   for (std::int64_t k = 0; k < numel(); ++k) host_dst.set(k, host_src.get(k));
   if (!dst_host) {
     const Storage& dev = *storage();
-    device_runtime(device().type()).copy_from_host(dev.data(), host_dst.storage()->data(), dev.nbytes(),
-                                                   device().index());
+    DeviceRuntime& rt = device_runtime(device().type());
+    call_runtime(rt, "copy_from_host",
+                 [&] { rt.copy_from_host(dev.data(), host_dst.storage()->data(), dev.nbytes(), device().index()); });
   }
 }
 

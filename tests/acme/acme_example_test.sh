@@ -3,7 +3,9 @@
 # the installed tree (nothing may point back at where it was built or installed), build
 # examples/acme_plugin against it with find_package(tileops), drop the plugin into a fresh
 # plugin directory, and run the example application's checks: detection, OpNotAvailableError
-# for an op acme does not build, default_target from a config file, and builtin.
+# for an op acme does not build, default_target from a config file, and builtin. Last, a plugin
+# using a function nothing defines (tests/acme/unresolved_plugin) must fail to link: plugins are
+# linked with --no-undefined, so that the failure is the build's and not the load's.
 # Usage: acme_example_test.sh <tileops build dir> <source dir>
 set -euo pipefail
 build_dir=$1
@@ -28,4 +30,11 @@ TILEOPS_CONFIG="$work/tileops.conf" "$work/acme/acme_demo" --default-acme
 
 # The relocated tileops program sees the plugin too.
 "$work/moved/bin/tileops" targets | grep -q "acme"
+cmake -S "$source_dir/tests/acme/unresolved_plugin" -B "$work/unresolved" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$work/moved" > "$work/unresolved.log"
+if cmake --build "$work/unresolved" >> "$work/unresolved.log" 2>&1; then
+  echo "a plugin using an undefined function linked: tileops_add_plugin must pass --no-undefined" >&2
+  exit 1
+fi
+grep -q "undefined reference to .defined_nowhere" "$work/unresolved.log"
 echo "acme example: all checks passed"

@@ -86,14 +86,35 @@ TEST_CASE("written tensor contents are not restored on failure") {
   CHECK(x.get(0) == 42.0);
 }
 
-TEST_CASE("exceptions that do not derive std::exception are not handled: the selection stays") {
-  Registrar reg("test");
-  reg.register_kernel_type<FailOnNegative>("ScaleTestFwdOp", "fail_on_negative");
-  ScaleTestFwdOp op(1.0);
+TEST_CASE("a value that is no std::exception, thrown by the op's own code, is not handled: the selection stays") {
+  struct Throws99 : ScaleTestFwdOp {
+    using ScaleTestFwdOp::ScaleTestFwdOp;
+    OpOutputs forward(const CallArgs& args) override {
+      if (args.inputs[0].get(0) == 99) throw 99;
+      return ScaleTestFwdOp::forward(args);
+    }
+  };
+  Throws99 op(1.0, {});
   const Tensor x = Tensor::from_doubles(std::vector<double>{99}, std::vector<std::int64_t>{1}, DType::float32);
   CHECK_THROWS_AS(op(x), int);
   CHECK(op.serving_target() == std::string(BUILTIN));
   CHECK_THROWS_AS(op.last_call(), RuntimeError);
   op(ramp(1));  // the call stack was popped: a new call works
+  CHECK(op.last_call()->op == "ScaleTestFwdOp");
+}
+
+TEST_CASE("a value that is no std::exception, thrown by a registered kernel, is a BackendError and the undo runs") {
+  Registrar reg("test");
+  reg.register_kernel_type<FailOnNegative>("ScaleTestFwdOp", "fail_on_negative");
+  ScaleTestFwdOp op(1.0);
+  const Tensor x = Tensor::from_doubles(std::vector<double>{99}, std::vector<std::int64_t>{1}, DType::float32);
+  CHECK_THROWS_WITH_AS(op(x),
+                       "ScaleTestFwdOp: the kernel of kernel type 'fail_on_negative' (plugin 'test') threw int, which "
+                       "does not derive from std::exception",
+                       BackendError);
+  CHECK_FALSE(op.serving_target().has_value());
+  CHECK(op.built_entries("scale").empty());
+  CHECK_THROWS_AS(op.last_call(), RuntimeError);
+  op(ramp(1));
   CHECK(op.last_call()->op == "ScaleTestFwdOp");
 }

@@ -107,7 +107,8 @@ TEST_CASE("the target stays fixed once selected") {
 
 TEST_CASE("a target name nobody registered is an UnknownTargetError when the op selects it") {
   ScaleTestFwdOp op(1.0, "no_such_target");
-  CHECK_THROWS_WITH_AS(op(ramp(2)), doctest::Contains("target 'no_such_target' is not registered"), UnknownTargetError);
+  CHECK_THROWS_WITH_AS(op(ramp(2)), doctest::Contains("target 'no_such_target' (given to the op's constructor) is not registered"),
+                       UnknownTargetError);
   CHECK_FALSE(op.serving_target().has_value());
 }
 
@@ -124,7 +125,7 @@ TEST_CASE("several detectors claiming the device is an AmbiguousTargetError") {
 TEST_CASE("a selected target without a builder for an op with kernels is OpNotAvailableError, never a fallback") {
   AcmeTarget acme(false);
   ScaleTestFwdOp op(1.0, "acme_t");
-  CHECK_THROWS_WITH_AS(op(ramp(2)), doctest::Contains("target 'acme_t' has no kernel builder for ScaleTestFwdOp"),
+  CHECK_THROWS_WITH_AS(op(ramp(2)), doctest::Contains("target 'acme_t' (given to the op's constructor) has no kernel builder for ScaleTestFwdOp"),
                        OpNotAvailableError);
   CHECK(op.forward_runs == 0);
   CHECK_FALSE(op.serving_target().has_value());

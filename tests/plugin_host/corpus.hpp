@@ -6,14 +6,16 @@
 #include <string>
 #include <string_view>
 
+#include "support/plugin_test_fwd_op.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/device_runtime.hpp"
 
 namespace tileops::test {
 
-// The directory of one corpus case: good, shadow, garbage, nosymbols, partial, wrongabi,
-// throws, renamed, reentrant, duplicate.
+// The directory of one corpus case (tests/plugins/CMakeLists.txt lists them). Defines
+// PluginTestFwdOp's class first, so that a host loading the case checks its registrations against it.
 inline std::filesystem::path corpus(std::string_view name) {
+  PluginTestFwdOp::op_class();
   return std::filesystem::path(TILEOPS_TEST_PLUGIN_DIR) / name;
 }
 

@@ -16,7 +16,7 @@ TEST_CASE("a plugin name is what follows libtileops_ in a libtileops_<name>.so f
   CHECK_FALSE(plugin_name_of("libtileops_cpu.a").has_value());
 }
 
-TEST_CASE("discovery lists plugin files in path order, then file name order, and ignores other files") {
+TEST_CASE("discovery lists entries named like plugins in path order, then file name order, and ignores other files") {
   tileops::test::TempDir first;
   tileops::test::TempDir second;
   first.write("libtileops_zeta.so", "");
@@ -28,13 +28,14 @@ TEST_CASE("discovery lists plugin files in path order, then file name order, and
   second.write("libtileops_alpha.so", "");
 
   const auto found = discover_plugins({second.path(), first.path()});
-  REQUIRE(found.candidates.size() == 4);
+  REQUIRE(found.candidates.size() == 5);
   CHECK(found.candidates[0].name == "alpha");
   CHECK(found.candidates[0].path == second.path() / "libtileops_alpha.so");
   CHECK(found.candidates[1].name == "beta");
   CHECK(found.candidates[2].name == "alpha");
   CHECK(found.candidates[2].path == first.path() / "libtileops_alpha.so");
-  CHECK(found.candidates[3].name == "zeta");
+  CHECK(found.candidates[3].name == "dir");  // not a file: the host reports it when it tries to load it
+  CHECK(found.candidates[4].name == "zeta");
   CHECK(found.failures.empty());
 }
 

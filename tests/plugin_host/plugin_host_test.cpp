@@ -22,8 +22,8 @@ TEST_CASE("a good plugin's device runtime, target and kernel type are registered
 
   CHECK(has_runtime("plugdev"));
   CHECK(has_target("plugtarget"));
-  CHECK(tileops::target_ops("plugtarget") == std::vector<std::string>{"PluginTestOp"});
-  const auto types = tileops::registered_kernel_types("PluginTestOp");
+  CHECK(tileops::target_ops("plugtarget") == std::vector<std::string>{"PluginTestFwdOp"});
+  const auto types = tileops::registered_kernel_types("PluginTestFwdOp");
   REQUIRE(types.size() == 1);
   CHECK(types[0].key == "good_kernel");
   CHECK(types[0].owner == "good");
@@ -41,7 +41,7 @@ TEST_CASE("what a good plugin registered works: its runtime allocates and its ke
   const auto t = tileops::Tensor::empty({4}, tileops::DType::float32, tileops::Device::parse("plugdev:0"));
   CHECK(t.device().str() == "plugdev:0");
 
-  const auto type = tileops::registered_kernel_types("PluginTestOp").at(0).type;
+  const auto type = tileops::registered_kernel_types("PluginTestFwdOp").at(0).type;
   PluginTestCall call;
   call.factor = 3;
   const auto kernel = type->entry_for(call).factory();
@@ -56,7 +56,7 @@ TEST_CASE("destroying a plugin host rolls back the registrations of the plugins 
   }
   CHECK_FALSE(has_runtime("plugdev"));
   CHECK_FALSE(has_target("plugtarget"));
-  CHECK_FALSE(has_kernel_type("PluginTestOp", "good_kernel"));
+  CHECK_FALSE(has_kernel_type("PluginTestFwdOp", "good_kernel"));
   PluginHost again;
   again.load({corpus("good")}, {});
   CHECK(again.loaded().size() == 1);
@@ -96,7 +96,7 @@ TEST_CASE("a name loaded by an earlier load() call shadows the same name in a la
 
 TEST_CASE("a plugin named in disable_plugins is not loaded") {
   PluginHost host;
-  host.load({corpus("good"), corpus("shadow")}, {"good"});
+  host.load({corpus("good"), corpus("shadow")}, {{"good"}});
   CHECK(host.loaded().empty());
   REQUIRE(host.skipped().size() == 2);
   CHECK(host.skipped()[0].reason == "disabled by the config's disable_plugins");

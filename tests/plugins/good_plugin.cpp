@@ -1,5 +1,5 @@
 // A well-behaved plugin: registers the device type "plugdev", the target "plugtarget" (a detector
-// claiming plugdev devices and a builder for PluginTestOp) and the kernel type "good_kernel".
+// claiming plugdev devices and a builder for PluginTestFwdOp) and the kernel type "good_kernel".
 // Built twice, as 1.2.3 and as 2.0.0, to test shadowing.
 #include "plugin_test_types.hpp"
 #include "tileops/plugin.hpp"

@@ -17,8 +17,10 @@
 
 namespace tileops::test_plugins {
 
-// The op every test plugin registers for; no op class of that name exists.
-inline constexpr const char* kOp = "PluginTestOp";
+// The op every test plugin registers for: the test suite defines its class
+// (tests/support/plugin_test_fwd_op.hpp), the tileops program knows it from
+// tests/data/plugin_manifests.
+inline constexpr const char* kOp = "PluginTestFwdOp";
 
 // A device type whose memory is plain host memory, so that tests can allocate on it.
 class HostBackedRuntime final : public DeviceRuntime {

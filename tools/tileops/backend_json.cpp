@@ -7,7 +7,9 @@ namespace tileops::cli {
 
 nlohmann::json plugins_json() {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& p : loaded_plugins()) out.push_back({{"name", p.name}, {"version", p.version}, {"path", p.path.string()}});
+  for (const auto& p : loaded_plugins()) {
+    out.push_back({{"name", p.name}, {"version", p.version}, {"path", p.path.string()}, {"warnings", p.warnings}});
+  }
   return out;
 }
 

@@ -36,6 +36,7 @@ int run_plugins(const std::vector<std::string>& args) {
   for (const auto& p : report["plugins"]) {
     std::cout << "  " << p["name"].get<std::string>() << " " << p["version"].get<std::string>() << "  "
               << p["path"].get<std::string>() << "\n";
+    for (const auto& w : p["warnings"]) std::cout << "    warning: " << w.get<std::string>() << "\n";
   }
   if (!report["load_failures"].empty()) {
     std::cout << "load failures:\n";

@@ -28,7 +28,10 @@ void apply_common_options(const po::variables_map& vm) {
       if (!dir.empty()) cfg.plugin_path.emplace_back(dir);
     }
   }
-  if (vm.count("default-target")) cfg.default_target = vm["default-target"].as<std::string>();
+  if (vm.count("default-target")) {
+    cfg.default_target = vm["default-target"].as<std::string>();
+    cfg.default_target_origin = "the --default-target option";
+  }
   if (vm.count("log-level")) cfg.log_level = vm["log-level"].as<std::string>();
   set_config(std::move(cfg));
 }

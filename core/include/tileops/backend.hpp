@@ -70,6 +70,15 @@ struct RegisteredKernelType {
   std::shared_ptr<const KernelType> type;
 };
 
+// One registration a Registrar made, as the plugin host checks it after the plugin's
+// registration function returned.
+struct Registration {
+  enum class Kind { kernel_type, kernel_builder, detector, device_runtime };
+  Kind kind;
+  std::string op;    // kernel_type and kernel_builder: the op registered for; "" otherwise
+  std::string name;  // the key, the target, or the device type
+};
+
 // Registers, and on rollback() removes again, everything one owner (a plugin, a test)
 // registers. Destroying a Registrar that was not committed rolls it back.
 class TILEOPS_API Registrar {
@@ -81,21 +90,28 @@ class TILEOPS_API Registrar {
 
   const std::string& owner() const { return owner_; }
 
-  // Adds implementation `key` to op `op`. Throws BackendError when the op already has a
-  // registered kernel type under that key. (A key equal to one of the op's in-tree keys is
-  // reported when the op is constructed.)
+  // Adds implementation `key` to op `op`. Throws BackendError, naming both owners, when the op
+  // already has a registered kernel type under that key. (The plugin host checks a plugin's
+  // kernel types against the op's class once the plugin registered everything; a key equal to
+  // one of the op's in-tree keys is otherwise reported when the op is constructed.)
   void register_kernel_type(const std::string& op, const std::string& key, KernelType type);
   template <KernelImplementation Impl>
   void register_kernel_type(const std::string& op, const std::string& key) {
     register_kernel_type(op, key, make_kernel_type<Impl>());
   }
-  // Registers `builder` as target `target`'s kernel builder for op `op`. Throws BackendError
-  // when (op, target) already has one, or when `target` is BUILTIN or REFERENCE.
+  // Registers `builder` as target `target`'s kernel builder for op `op`. Throws BackendError,
+  // naming both owners, when (op, target) already has one, or when `target` is BUILTIN or
+  // REFERENCE.
   void register_kernel_builder(const std::string& op, const std::string& target, TargetBuilder builder);
-  // Registers the detector of target `target`. Throws BackendError when it already has one.
+  // Registers the detector of target `target`. Throws BackendError, naming both owners, when it
+  // already has one.
   void register_detector(const std::string& target, Detector detect);
-  // Registers a device runtime. Throws BackendError when its device type already has one.
+  // Registers a device runtime. Throws BackendError, naming both owners, when its device type
+  // already has one.
   void register_device_runtime(std::shared_ptr<DeviceRuntime> runtime);
+
+  // What this registrar registered and has not rolled back, in registration order.
+  const std::vector<Registration>& registrations() const { return registrations_; }
 
   // Keeps the registrations beyond this object's lifetime.
   void commit() { committed_ = true; }
@@ -103,8 +119,11 @@ class TILEOPS_API Registrar {
   void rollback() noexcept;
 
  private:
+  void record(Registration registration, std::function<void()> undo, const std::function<void()>& add);
+
   std::string owner_;
-  std::vector<std::function<void()>> undo_;
+  std::vector<std::function<void()>> undo_;  // parallel to registrations_
+  std::vector<Registration> registrations_;
   bool committed_ = false;
 };
 
@@ -119,10 +138,20 @@ TILEOPS_API void register_detector(const std::string& target, Detector detect);
 
 // Sets the process default target (a target name or BUILTIN; nullopt clears it). It takes
 // precedence over the config's default_target and applies to op instances that have not yet
-// selected a target. An unknown name is reported when an op selects it.
+// selected a target. An unknown name is reported when an op selects it, naming
+// set_default_target as where the name came from.
 TILEOPS_API void set_default_target(Target target);
 // The process default target: set_default_target's value, else the config's default_target.
 TILEOPS_API Target default_target();
+
+// The process default target and where it came from: "set_default_target", or the config's
+// default_target_origin (a file and line, an environment variable, ...). `source` is empty when
+// there is no default target.
+struct TargetChoice {
+  Target target;
+  std::string source;
+};
+TILEOPS_API TargetChoice default_target_choice();
 
 // Targets that registered a builder for `op`, or, with no op, every target that registered a
 // builder or a detector; sorted by name.

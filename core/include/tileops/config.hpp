@@ -17,6 +17,10 @@ struct TILEOPS_API Config {
   // Target every op instance uses unless its constructor names one ("builtin" forces the
   // in-tree kernels). Empty: detect per call device.
   std::optional<std::string> default_target;
+  // Where default_target came from, for messages: "config file <path>:<line>", "environment
+  // variable TILEOPS_DEFAULT_TARGET", or whatever a caller of set_config says ("set_config" when
+  // it says nothing). Empty without a default_target.
+  std::string default_target_origin;
   // Directories scanned for plugins, before the default <libdir>/tileops/plugins.
   std::vector<std::filesystem::path> plugin_path;
   // Extra directories of manifest YAML files (an application's own ops).
@@ -25,11 +29,14 @@ struct TILEOPS_API Config {
   std::string log_level = "warn";
   // Plugin names ("cuda" for libtileops_cuda.so) that are not loaded.
   std::vector<std::string> disable_plugins;
+  // Loads plugin files that everyone may write, or that sit in a directory everyone may write
+  // (refused otherwise: anyone on the machine could replace them with code of their own).
+  bool allow_insecure_plugins = false;
 };
 
 // Parses one INI file. Keys: default_target, plugin_path (':'-separated, relative entries are
 // relative to the file's directory), manifest_path (likewise), log_level, disable_plugins
-// (','-separated). '#' starts a comment. Throws ConfigError naming the file, the line and the
+// (','-separated), allow_insecure_plugins (true or false). '#' starts a comment. Throws ConfigError naming the file, the line and the
 // key for unknown keys, malformed lines, repeated keys and invalid values.
 TILEOPS_API Config parse_config_file(const std::filesystem::path& path);
 
@@ -39,14 +46,14 @@ TILEOPS_API Config parse_config_file(const std::filesystem::path& path);
 TILEOPS_API std::optional<std::filesystem::path> find_config_file();
 
 // The values of `file` (default: find_config_file(); none found: the defaults), then
-// TILEOPS_DEFAULT_TARGET, TILEOPS_PLUGIN_PATH, TILEOPS_MANIFEST_PATH, TILEOPS_LOG_LEVEL and
-// TILEOPS_DISABLE_PLUGINS on top. Throws ConfigError for a malformed file or variable.
+// TILEOPS_DEFAULT_TARGET, TILEOPS_PLUGIN_PATH, TILEOPS_MANIFEST_PATH, TILEOPS_LOG_LEVEL,
+// TILEOPS_DISABLE_PLUGINS and TILEOPS_ALLOW_INSECURE_PLUGINS (true or false, 1 or 0) on top. Throws ConfigError for a malformed file or variable.
 TILEOPS_API Config load_config(const std::optional<std::filesystem::path>& file = std::nullopt);
 
 // A copy of the process configuration: load_config() on first use (thread-safe).
 TILEOPS_API Config config();
 // Replaces the process configuration (validated like a file's values) and applies its log
-// level. Call it before the first op is constructed: backends load once.
+// level. A default_target without a default_target_origin gets "set_config". Call it before the first op is constructed: backends load once.
 TILEOPS_API void set_config(Config config);
 
 // Names accepted by log_level.

@@ -10,7 +10,10 @@
 //    record (stages, pop, last_call, report to the parent call).
 //  * on an exception (std::exception) the stack pops, last_call keeps the previous record, and
 //    if this call selected the target the binding (target, builder, kernel caches) is reset,
-//    recursively for held sub-ops.
+//    recursively for held sub-ops. What plugin code throws (detectors, builders, target
+//    kernels, refusals, entry_for, kernel constructors, kernels, device runtimes) that is not a
+//    tileops::Error, `throw 42` included, becomes a BackendError naming the op, the kernel type
+//    or target and who registered it, with the original message.
 //
 // A subclass settles its manifest parameters, hands them to the Op constructor with the
 // target, and writes one method, forward, which builds a call spec and calls
@@ -176,6 +179,12 @@ class TILEOPS_API Op {
   void warn_target_cannot_tune();
   void select_target(Binding& b, const std::optional<Device>& device);
   OpOutputs run_target_kernel(Binding& b, const CallCheck& check, const CallArgs& args);
+  std::string target_fault_where(const Binding& b, const char* what) const;
+  // "<op>: the kernel of kernel type '<key>' (<origin>)" for a kernel this instance built.
+  std::string describe_kernel(const Kernel* kernel) const;
+  // Inside a catch handler: throws the handled exception as a BackendError naming the installed
+  // kernel type `kernel` (the one kernel_for last handed out in the failed call).
+  [[noreturn]] void throw_kernel_fault(int kernel) const;
   OpOutputs run_call_impl(const CallArgs& args, int* effect_branch);
   // The fake of a call on meta tensors: the signature check and the outputs it infers.
   OpOutputs fake_outputs(const CallArgs& meta_args) const;

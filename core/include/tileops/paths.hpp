@@ -14,8 +14,9 @@ TILEOPS_API std::filesystem::path library_directory();
 // <directory of libtileops>/tileops/plugins.
 TILEOPS_API std::filesystem::path default_plugin_directory();
 
-// The plugin path in effect: the config's plugin_path (file or TILEOPS_PLUGIN_PATH), then the
-// default plugin directory.
+// The plugin path in effect: the default plugin directory (the distribution's own plugins load
+// first, so that no plugin found elsewhere can take their keys, targets or names), then the
+// config's plugin_path (file or TILEOPS_PLUGIN_PATH).
 TILEOPS_API std::vector<std::filesystem::path> plugin_search_path();
 
 }  // namespace tileops

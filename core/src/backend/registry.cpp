@@ -31,6 +31,7 @@ struct Registry {
   std::map<std::string, std::vector<RegisteredKernelType>, std::less<>> kernel_types;  // by op
   std::map<std::string, std::map<std::string, BuilderSlot, std::less<>>, std::less<>> builders;  // op → target
   std::map<std::string, DetectorSlot, std::less<>> detectors;                           // by target
+  std::map<std::string, std::string, std::less<>> runtime_owners;  // device type → who registered its runtime
   Target default_target;
   bool default_target_set = false;
 };
@@ -40,8 +41,6 @@ Registry& registry() {
   return r;
 }
 
-std::string owned_by(const std::string& owner) { return owner.empty() ? "the application" : "plugin '" + owner + "'"; }
-
 void add_kernel_type(const std::string& owner, const std::string& op, const std::string& key, KernelType type) {
   if (op.empty() || key.empty()) throw BackendError("register_kernel_type: the op name and the key must be non-empty");
   Registry& r = registry();
@@ -49,8 +48,9 @@ void add_kernel_type(const std::string& owner, const std::string& op, const std:
   auto& list = r.kernel_types[op];
   for (const auto& existing : list) {
     if (existing.key == key) {
-      throw BackendError("register_kernel_type: " + op + " already has a kernel type under key '" + key +
-                         "' (registered by " + owned_by(existing.owner) + ")");
+      throw BackendError("register_kernel_type: " + owner_phrase(owner) + " cannot register key '" + key + "' for " + op +
+                         ": " + owner_phrase(existing.owner) + " registered that key first (keys are unique per op; "
+                         "choose another key, or disable one of the two)");
     }
   }
   list.push_back({op, key, owner, std::make_shared<const KernelType>(std::move(type))});
@@ -75,8 +75,9 @@ void add_builder(const std::string& owner, const std::string& op, const std::str
   std::unique_lock lock(r.mutex);
   auto [it, inserted] = r.builders[op].try_emplace(target);
   if (!inserted) {
-    throw BackendError("register_kernel_builder: target '" + target + "' already has a builder for " + op +
-                       " (registered by " + owned_by(it->second.owner) + ")");
+    throw BackendError("register_kernel_builder: " + owner_phrase(owner) + " cannot register a builder of target '" +
+                       target + "' for " + op + ": " + owner_phrase(it->second.owner) +
+                       " registered one first (one builder per op and target)");
   }
   it->second = {std::make_shared<const TargetBuilder>(std::move(builder)), owner};
 }
@@ -97,8 +98,8 @@ void add_detector(const std::string& owner, const std::string& target, Detector 
   std::unique_lock lock(r.mutex);
   auto [it, inserted] = r.detectors.try_emplace(target);
   if (!inserted) {
-    throw BackendError("register_detector: target '" + target + "' already has a detector (registered by " +
-                       owned_by(it->second.owner) + ")");
+    throw BackendError("register_detector: " + owner_phrase(owner) + " cannot register a detector for target '" +
+                       target + "': " + owner_phrase(it->second.owner) + " registered one first (one detector per target)");
   }
   it->second = {std::make_shared<const Detector>(std::move(detect)), owner};
 }
@@ -109,7 +110,39 @@ void remove_detector(const std::string& target) {
   r.detectors.erase(target);
 }
 
+void add_runtime(const std::string& owner, std::shared_ptr<DeviceRuntime> runtime) {
+  const std::string type(runtime->type().name());
+  if (find_device_runtime(runtime->type()) != nullptr) {
+    throw BackendError("register_device_runtime: " + owner_phrase(owner) + " cannot register a runtime for device type '" +
+                       type + "': " + backend::runtime_owner(runtime->type()) +
+                       " registered one first (one runtime per device type)");
+  }
+  Registry& r = registry();
+  {
+    std::unique_lock lock(r.mutex);
+    r.runtime_owners[type] = owner;
+  }
+  try {
+    tileops::register_device_runtime(std::move(runtime));
+  } catch (...) {
+    std::unique_lock lock(r.mutex);
+    r.runtime_owners.erase(type);
+    throw;
+  }
+}
+
+void remove_runtime(DeviceType type) {
+  unregister_device_runtime(type);
+  Registry& r = registry();
+  std::unique_lock lock(r.mutex);
+  r.runtime_owners.erase(std::string(type.name()));
+}
+
 }  // namespace
+
+std::string owner_phrase(const std::string& owner) {
+  return owner.empty() ? "the application" : "plugin '" + owner + "'";
+}
 
 Registrar::Registrar(std::string owner) : owner_(std::move(owner)) {}
 
@@ -117,26 +150,35 @@ Registrar::~Registrar() {
   if (!committed_) rollback();
 }
 
+void Registrar::record(Registration registration, std::function<void()> undo, const std::function<void()>& add) {
+  // Everything that may throw happens before `add`: once it succeeded, recording it cannot fail.
+  registrations_.reserve(registrations_.size() + 1);
+  undo_.reserve(undo_.size() + 1);
+  add();
+  undo_.push_back(std::move(undo));
+  registrations_.push_back(std::move(registration));
+}
+
 void Registrar::register_kernel_type(const std::string& op, const std::string& key, KernelType type) {
-  add_kernel_type(owner_, op, key, std::move(type));
-  undo_.emplace_back([op, key] { remove_kernel_type(op, key); });
+  record({Registration::Kind::kernel_type, op, key}, [op, key] { remove_kernel_type(op, key); },
+         [&] { add_kernel_type(owner_, op, key, std::move(type)); });
 }
 
 void Registrar::register_kernel_builder(const std::string& op, const std::string& target, TargetBuilder builder) {
-  add_builder(owner_, op, target, std::move(builder));
-  undo_.emplace_back([op, target] { remove_builder(op, target); });
+  record({Registration::Kind::kernel_builder, op, target}, [op, target] { remove_builder(op, target); },
+         [&] { add_builder(owner_, op, target, std::move(builder)); });
 }
 
 void Registrar::register_detector(const std::string& target, Detector detect) {
-  add_detector(owner_, target, std::move(detect));
-  undo_.emplace_back([target] { remove_detector(target); });
+  record({Registration::Kind::detector, "", target}, [target] { remove_detector(target); },
+         [&] { add_detector(owner_, target, std::move(detect)); });
 }
 
 void Registrar::register_device_runtime(std::shared_ptr<DeviceRuntime> runtime) {
   if (!runtime) throw BackendError("register_device_runtime: the runtime is null");
   const DeviceType type = runtime->type();
-  tileops::register_device_runtime(std::move(runtime));
-  undo_.emplace_back([type] { unregister_device_runtime(type); });
+  record({Registration::Kind::device_runtime, "", std::string(type.name())}, [type] { remove_runtime(type); },
+         [&] { add_runtime(owner_, std::move(runtime)); });
 }
 
 void Registrar::rollback() noexcept {
@@ -144,6 +186,7 @@ void Registrar::rollback() noexcept {
     undo_.back()();
     undo_.pop_back();
   }
+  registrations_.clear();
 }
 
 void register_kernel_type(const std::string& op, const std::string& key, KernelType type) {
@@ -164,14 +207,18 @@ void set_default_target(Target target) {
   r.default_target_set = true;
 }
 
-Target default_target() {
+TargetChoice default_target_choice() {
   Registry& r = registry();
   {
     std::shared_lock lock(r.mutex);
-    if (r.default_target_set) return r.default_target;
+    if (r.default_target_set) return {r.default_target, r.default_target ? "set_default_target" : ""};
   }
-  return config().default_target;
+  Config c = config();
+  if (!c.default_target) return {};
+  return {std::move(c.default_target), c.default_target_origin.empty() ? "the config" : c.default_target_origin};
 }
+
+Target default_target() { return default_target_choice().target; }
 
 std::vector<std::string> registered_targets(std::string_view op) {
   Registry& r = registry();
@@ -206,13 +253,22 @@ std::vector<RegisteredKernelType> registered_kernel_types(std::string_view op) {
 
 namespace backend {
 
-std::shared_ptr<const TargetBuilder> find_builder(std::string_view op, std::string_view target) {
+OwnedBuilder find_builder(std::string_view op, std::string_view target) {
   Registry& r = registry();
   std::shared_lock lock(r.mutex);
   auto it = r.builders.find(op);
-  if (it == r.builders.end()) return nullptr;
+  if (it == r.builders.end()) return {};
   auto slot = it->second.find(target);
-  return slot == it->second.end() ? nullptr : slot->second.builder;
+  if (slot == it->second.end()) return {};
+  return {slot->second.builder, slot->second.owner};
+}
+
+std::string runtime_owner(DeviceType type) {
+  if (type == DeviceType::cpu() || type == DeviceType::meta()) return "the tileops core";
+  Registry& r = registry();
+  std::shared_lock lock(r.mutex);
+  auto it = r.runtime_owners.find(type.name());
+  return owner_phrase(it == r.runtime_owners.end() ? std::string() : it->second);
 }
 
 bool target_known(std::string_view target) {
@@ -229,7 +285,7 @@ std::vector<NamedDetector> detectors() {
   Registry& r = registry();
   std::shared_lock lock(r.mutex);
   std::vector<NamedDetector> out;
-  for (const auto& [target, slot] : r.detectors) out.push_back({target, slot.detect});
+  for (const auto& [target, slot] : r.detectors) out.push_back({target, slot.detect, slot.owner});
   return out;
 }
 

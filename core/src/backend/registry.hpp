@@ -10,10 +10,28 @@
 
 #include "tileops/backend.hpp"
 
+namespace tileops {
+
+// "plugin '<owner>'", or "the application" for the empty owner: how messages name who registered
+// something.
+std::string owner_phrase(const std::string& owner);
+
+}  // namespace tileops
+
 namespace tileops::backend {
 
-// Target `target`'s builder for op `op`, or nullptr.
-std::shared_ptr<const TargetBuilder> find_builder(std::string_view op, std::string_view target);
+// A builder and the plugin that registered it ("" for the application).
+struct OwnedBuilder {
+  std::shared_ptr<const TargetBuilder> builder;  // null when there is none
+  std::string owner;
+};
+
+// Target `target`'s builder for op `op`, or an empty OwnedBuilder.
+OwnedBuilder find_builder(std::string_view op, std::string_view target);
+
+// Who registered the runtime of `type`, as owner_phrase writes it ("the tileops core" for cpu
+// and meta; "the application" for a runtime registered outside a Registrar).
+std::string runtime_owner(DeviceType type);
 
 // True when some backend registered a detector or a builder under `target`.
 bool target_known(std::string_view target);
@@ -21,6 +39,7 @@ bool target_known(std::string_view target);
 struct NamedDetector {
   std::string target;
   std::shared_ptr<const Detector> detect;
+  std::string owner;
 };
 // Every registered detector, sorted by target name.
 std::vector<NamedDetector> detectors();

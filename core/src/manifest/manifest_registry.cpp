@@ -52,4 +52,10 @@ const OpSpec& ManifestRegistry::spec(std::string_view op) const {
   throw ValueError("no manifest entry is named '" + std::string(op) + "'; the known ops are " + known);
 }
 
+std::vector<std::string> ManifestRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, list] : specs_) out.push_back(name);
+  return out;
+}
+
 }  // namespace tileops::manifest

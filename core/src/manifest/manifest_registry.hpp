@@ -25,6 +25,9 @@ class TILEOPS_API ManifestRegistry {
   // ops when no file defines it.
   const OpSpec& spec(std::string_view op) const;
 
+  // Every op name some loaded file defines, sorted.
+  std::vector<std::string> names() const;
+
  private:
   std::vector<LoadedFile> files_;
   std::map<std::string, std::vector<const OpSpec*>, std::less<>> specs_;

@@ -96,6 +96,7 @@ struct Binding {
   bool selected = false;                         // step 4 ran and chose something
   std::optional<std::string> serving_target;     // "builtin" or the target's name
   std::shared_ptr<const TargetBuilder> builder;  // null: in-tree kernels (or a composition)
+  std::string builder_owner;                     // the plugin that registered `builder`, for messages
 
   mutable std::shared_mutex entries_mutex;       // guards the three maps below
   std::unordered_map<CallKey, BuiltSlot*, CallKeyHash, CallKeyEqual> entries_by_call;

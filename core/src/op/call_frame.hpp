@@ -29,6 +29,9 @@ struct CallFrame {
   Op* op;
   CallFrame* parent;
   Binding* binding = nullptr;  // the binding this call runs under (set in step 4)
+  // The installed index of the kernel kernel_for last handed out in this call, or -1: what a
+  // fault escaping the op's forward is attributed to.
+  int kernel = -1;
   boost::container::small_vector<std::pair<const Op*, SignatureCallPtr>, 4> children;
   const Op* unheld_child = nullptr;  // a sub-op not held through delegate_for completed a call
 

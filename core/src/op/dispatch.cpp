@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "plugin/backend_call.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/logging.hpp"
 
@@ -60,7 +61,8 @@ int select_implementation(const std::string& op, const InstalledKernels& table, 
       reason = "supports archs " + archs_str(t.supported_archs) + ", not " +
                (where.arch ? std::to_string(*where.arch) : std::string("an unknown arch"));
     } else {
-      reason = t.refusal(call);
+      reason = call_backend([&] { return t.refusal(call); },
+                            [&] { return op + ": the refusal of kernel type '" + kernel.key + "' (" + kernel.origin() + ")"; });
     }
     if (reason) {
       reasons.push_back(kernel.key + ": " + *reason);
@@ -96,10 +98,11 @@ int select_implementation(const std::string& op, const InstalledKernels& table, 
   }
   if (winners.size() != 1) {
     std::vector<std::string> tied;
-    for (int k : winners) tied.push_back(table.kernels[k].key);
+    for (int k : winners) tied.push_back(table.kernels[k].key + " (" + table.kernels[k].origin() + ")");
     throw ValueError(op + ": dispatch is ambiguous for " + call_str + " on " + device.str() + " (interface '" +
                      interface_name + "'): " + list_str(tied) +
-                     " all apply and none is preferred over the others; declare preferred_over");
+                     " all apply and none is preferred over the others; declare preferred_over in one of them, or "
+                     "leave out the plugin that brought one with the config's disable_plugins");
   }
   log().debug("{} [{}] dispatch {}: selected '{}'", op, interface_name, call_str, table.kernels[winners[0]].key);
   return winners[0];

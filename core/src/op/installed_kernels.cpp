@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "backend/registry.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
 
@@ -64,16 +65,18 @@ void resolve_preferences(const std::string& op, std::vector<InstalledKernel>& ke
 
 }  // namespace
 
+std::string InstalledKernel::origin() const { return in_tree ? "in-tree" : owner_phrase(owner); }
+
 InstalledKernels InstalledKernels::install(const OpClass& cls, bool include_registered) {
   const std::string& op = cls.name();
   InstalledKernels table;
-  for (const auto& [key, type] : cls.kernel_types()) table.kernels.push_back({key, "", type, -1, {}});
+  for (const auto& [key, type] : cls.kernel_types()) table.kernels.push_back({key, "", true, type, -1, {}});
   for (const RegisteredKernelType& reg : include_registered ? registered_kernel_types(op) : std::vector<RegisteredKernelType>{}) {
     if (find_key(table.kernels, reg.key) >= 0) {
-      throw ValueError(op + ": kernel types registered by plugin '" + reg.owner + "' reuse keys it has: '" + reg.key +
-                       "' is already an in-tree key");
+      throw ValueError(op + ": kernel types registered by " + owner_phrase(reg.owner) + " reuse keys it has: '" +
+                       reg.key + "' is already an in-tree key");
     }
-    table.kernels.push_back({reg.key, reg.owner, reg.type, -1, {}});
+    table.kernels.push_back({reg.key, reg.owner, false, reg.type, -1, {}});
   }
 
   const auto& interfaces = cls.interfaces();
@@ -85,7 +88,8 @@ InstalledKernels InstalledKernels::install(const OpClass& cls, bool include_regi
       if (interfaces[i].type == kernel.type->interface) kernel.interface = static_cast<int>(i);
     }
     if (kernel.interface < 0) {
-      strays.push_back("'" + kernel.key + "' (" + kernel.type->class_name + " implements " + kernel.type->interface_name + ")");
+      strays.push_back("'" + kernel.key + "' (" + kernel.origin() + ": " + kernel.type->class_name + " implements " +
+                       kernel.type->interface_name + ")");
     } else {
       table.by_interface[kernel.interface].push_back(static_cast<int>(k));
     }
@@ -101,7 +105,7 @@ InstalledKernels InstalledKernels::install(const OpClass& cls, bool include_regi
   for (std::size_t i = 0; i < interfaces.size(); ++i) {
     std::vector<std::string> generals;
     for (int k : table.by_interface[i]) {
-      if (table.kernels[k].type->general) generals.push_back(table.kernels[k].key);
+      if (table.kernels[k].type->general) generals.push_back(table.kernels[k].key + " (" + table.kernels[k].origin() + ")");
     }
     if (generals.size() > 1) {
       throw ValueError(op + ": interface '" + interfaces[i].name + "' has more than one general implementation: " +
@@ -111,13 +115,13 @@ InstalledKernels InstalledKernels::install(const OpClass& cls, bool include_regi
   for (std::size_t k = 0; k < table.kernels.size(); ++k) {
     const InstalledKernel& kernel = table.kernels[k];
     if (kernel.type->general && !kernel.type->preferred_over.empty()) {
-      throw ValueError(op + ": general implementation '" + kernel.key +
-                       "' declares preferred_over; a general implementation ranks below all others");
+      throw ValueError(op + ": general implementation '" + kernel.key + "' (" + kernel.origin() +
+                       ") declares preferred_over; a general implementation ranks below all others");
     }
     for (const std::string& other : kernel.type->preferred_over) {
       const int target = find_key(table.kernels, other);
       if (target < 0 || target == static_cast<int>(k) || table.kernels[target].interface != kernel.interface) {
-        throw ValueError(op + ": '" + kernel.key + "' is preferred over '" + other +
+        throw ValueError(op + ": '" + kernel.key + "' (" + kernel.origin() + ") is preferred over '" + other +
                          "', which is not another implementation of interface '" + interfaces[kernel.interface].name + "'");
       }
       direct[k].push_back(target);

@@ -14,10 +14,14 @@ namespace tileops {
 
 struct InstalledKernel {
   std::string key;
-  std::string owner;  // "" for in-tree kernel types, else the registering plugin
+  std::string owner;  // the registering plugin; "" for in-tree kernel types and the application's
+  bool in_tree = false;
   std::shared_ptr<const KernelType> type;
   int interface = -1;
   std::vector<int> outranks;  // installed indices this key is preferred over, transitively
+
+  // Who brought the kernel type, for messages: "in-tree", "plugin 'x'" or "the application".
+  std::string origin() const;
 };
 
 struct InstalledKernels {

@@ -3,8 +3,11 @@
 #include "op/call_frame.hpp"
 #include "op/dispatch.hpp"
 #include "op/installed_kernels.hpp"
+#include "plugin/backend_call.hpp"
+#include "runtime/runtime_call.hpp"
 #include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/logging.hpp"
 #include "tileops/op.hpp"
 
 namespace tileops {
@@ -20,6 +23,7 @@ struct LookupMemo {
   std::optional<Device> device;
   std::shared_ptr<const CallSpec> call;
   EntryRef entry;
+  int kernel_index = -1;
 };
 thread_local LookupMemo t_memo;
 
@@ -45,13 +49,19 @@ class DeviceScope {
     if (!device) return;
     DeviceRuntime* accel = process_accelerator();
     if (accel == nullptr || accel->type() != device->type()) return;
-    previous_ = accel->current_device();
+    previous_ = call_runtime(*accel, "current_device", [&] { return accel->current_device(); });
     if (*previous_ == device->index()) return;
-    accel->set_current_device(device->index());
+    call_runtime(*accel, "set_current_device", [&] { accel->set_current_device(device->index()); });
     runtime_ = accel;
   }
+  // Restoring the device must not throw out of a destructor: a failure is logged instead.
   ~DeviceScope() {
-    if (runtime_ != nullptr) runtime_->set_current_device(*previous_);
+    if (runtime_ == nullptr) return;
+    try {
+      call_runtime(*runtime_, "set_current_device", [&] { runtime_->set_current_device(*previous_); });
+    } catch (const Error& e) {
+      log().error("could not make device {} current again: {}", *previous_, e.what());
+    }
   }
   DeviceScope(const DeviceScope&) = delete;
   DeviceScope& operator=(const DeviceScope&) = delete;
@@ -109,6 +119,7 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
   LookupMemo& memo = t_memo;
   if (memo.epoch == epoch && memo.interface == index && memo.ops == &ops && memo.device == device &&
       ops.equal_fields(*memo.call, call)) {
+    frame->kernel = memo.kernel_index;
     return memo.entry;
   }
   const std::size_t hash = call_key_hash(index, device, call, ops);
@@ -117,7 +128,9 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
     std::shared_lock lock(b->entries_mutex);
     auto it = b->entries_by_call.find(probe);
     if (it != b->entries_by_call.end()) {
-      memo = {epoch, index, &ops, device, it->first.call, {it->second->kernel.get(), it->second->interface}};
+      memo = {epoch, index, &ops, device, it->first.call, {it->second->kernel.get(), it->second->interface},
+              it->second->kernel_index};
+      frame->kernel = memo.kernel_index;
       return memo.entry;
     }
   }
@@ -133,11 +146,19 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
   const CallSpec& request = filled ? *filled : call;
   DispatchDevice where{device, std::nullopt};
   if (device) {
-    if (DeviceRuntime* rt = find_device_runtime(device->type())) where.arch = rt->facts(device->index()).arch;
+    if (DeviceRuntime* rt = find_device_runtime(device->type())) {
+      where.arch = call_runtime(*rt, "facts", [&] { return rt->facts(device->index()); }).arch;
+    }
   }
   const int chosen = select_implementation(cls_.name(), *installed_, index, decl.name, request, ops, where);
-  const KernelType& type = *installed_->kernels[chosen].type;
-  Entry entry = type.entry_for(request);
+  const InstalledKernel& installed = installed_->kernels[chosen];
+  const KernelType& type = *installed.type;
+  auto fault_in = [&](const char* what) {
+    return [this, &installed, what] {
+      return cls_.name() + ": " + what + " of kernel type '" + installed.key + "' (" + installed.origin() + ")";
+    };
+  };
+  Entry entry = call_backend([&] { return type.entry_for(request); }, fault_in("entry_for"));
 
   BuiltSlot* slot = nullptr;
   {
@@ -150,12 +171,12 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
     std::shared_ptr<Kernel> kernel;
     {
       DeviceScope scope(device);
-      kernel = entry.factory();
+      kernel = call_backend([&] { return entry.factory(); }, fault_in("the constructor (entry factory)"));
       if (!kernel) {
-        throw RuntimeError(cls_.name() + ": the factory of '" + installed_->kernels[chosen].key +
-                           "' returned no kernel for identity " + entry.identity.str());
+        throw RuntimeError(cls_.name() + ": the factory of '" + installed.key + "' (" + installed.origin() +
+                           ") returned no kernel for identity " + entry.identity.str());
       }
-      if (tune_requested()) kernel->request_tune();
+      if (tune_requested()) call_backend([&] { kernel->request_tune(); }, fault_in("request_tune"));
     }
     auto built = std::make_unique<BuiltSlot>(BuiltSlot{chosen, std::move(entry.identity), kernel, type.as_interface(*kernel)});
     std::unique_lock lock(b->entries_mutex);
@@ -169,7 +190,9 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
   }
   std::unique_lock lock(b->entries_mutex);
   auto [it, inserted] = b->entries_by_call.try_emplace(CallKey{index, device, filled ? filled : ops.clone(call), &ops, hash}, slot);
-  memo = {epoch, index, &ops, device, it->first.call, {it->second->kernel.get(), it->second->interface}};
+  memo = {epoch, index, &ops, device, it->first.call, {it->second->kernel.get(), it->second->interface},
+          it->second->kernel_index};
+  frame->kernel = memo.kernel_index;
   return memo.entry;
 }
 
@@ -177,7 +200,9 @@ std::string Op::key_for_erased(std::string_view interface, const CallSpec& call,
   const int index = check_interface(cls_, interface, ops);
   DispatchDevice where{call.device ? call.device : accelerator_current_device(), call.arch};
   if (!where.arch && where.device) {
-    if (DeviceRuntime* rt = find_device_runtime(where.device->type())) where.arch = rt->facts(where.device->index()).arch;
+    if (DeviceRuntime* rt = find_device_runtime(where.device->type())) {
+      where.arch = call_runtime(*rt, "facts", [&] { return rt->facts(where.device->index()); }).arch;
+    }
   }
   const int chosen =
       select_implementation(cls_.name(), *installed_, index, cls_.interfaces()[index].name, call, ops, where);

@@ -8,6 +8,7 @@
 #include "op/call_frame.hpp"
 #include "op/installed_kernels.hpp"
 #include "op/instance_registry.hpp"
+#include "plugin/backend_call.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/logging.hpp"
@@ -63,9 +64,24 @@ Roofline Op::eval_roofline() const {
   return {f.flops, f.bytes};
 }
 
+std::string Op::describe_kernel(const Kernel* kernel) const {
+  const Binding* b = binding_.load(std::memory_order_acquire);
+  std::shared_lock lock(b->entries_mutex);
+  for (const auto& per_interface : b->built_entries) {
+    for (const auto& slot : per_interface) {
+      if (slot->kernel.get() != kernel) continue;
+      const InstalledKernel& k = installed_->kernels[slot->kernel_index];
+      return cls_.name() + ": the kernel of kernel type '" + k.key + "' (" + k.origin() + ")";
+    }
+  }
+  return cls_.name() + ": a kernel held inside another of its kernels";
+}
+
 void Op::request_tune() {
   tune_requested_.store(true, std::memory_order_release);
-  for (Kernel* k : iter_kernels()) k->request_tune();
+  for (Kernel* k : iter_kernels()) {
+    call_backend([&] { k->request_tune(); }, [&] { return describe_kernel(k) + ", in request_tune,"; });
+  }
   for (Op* sub : held_delegates()) sub->request_tune();
   const Binding* b = binding_.load(std::memory_order_acquire);
   if (b->committed.load(std::memory_order_acquire) && b->builder) warn_target_cannot_tune();
@@ -80,7 +96,7 @@ void Op::warn_target_cannot_tune() {
 
 std::optional<std::string> Op::kernel_config() const {
   for (Kernel* k : iter_kernels()) {
-    if (auto c = k->config()) return c;
+    if (auto c = call_backend([&] { return k->config(); }, [&] { return describe_kernel(k) + ", in config,"; })) return c;
   }
   return std::nullopt;
 }
@@ -91,15 +107,18 @@ std::vector<Kernel*> Op::iter_kernels() const {
   auto add = [&](Kernel* k, auto& self) -> void {
     if (k == nullptr || !seen.insert(k).second) return;
     out.push_back(k);
-    for (Kernel* sub : k->sub_kernels()) self(sub, self);
+    const auto subs = call_backend([&] { return k->sub_kernels(); }, [&] { return describe_kernel(k) + ", in sub_kernels,"; });
+    for (Kernel* sub : subs) self(sub, self);
   };
+  std::vector<std::shared_ptr<Kernel>> built;  // kept alive while their sub-kernels are asked for
   {
     const Binding* b = binding_.load(std::memory_order_acquire);
     std::shared_lock lock(b->entries_mutex);
     for (const auto& per_interface : b->built_entries) {
-      for (const auto& slot : per_interface) add(slot->kernel.get(), add);
+      for (const auto& slot : per_interface) built.push_back(slot->kernel);
     }
   }
+  for (const auto& k : built) add(k.get(), add);
   for (Op* sub : held_delegates()) {
     for (Kernel* k : sub->iter_kernels()) add(k, add);
   }

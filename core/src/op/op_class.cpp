@@ -1,7 +1,10 @@
 #include "tileops/op_class.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 
+#include "op/defined_op_classes.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
 
@@ -14,7 +17,38 @@ std::string join(const std::vector<std::string>& items) {
   return "[" + s + "]";
 }
 
+struct DefinedClasses {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const OpClass>, std::less<>> by_name;
+};
+
+DefinedClasses& defined_classes() {
+  static DefinedClasses d;
+  return d;
+}
+
 }  // namespace
+
+void remember_op_class(const OpClass& cls) {
+  DefinedClasses& d = defined_classes();
+  std::lock_guard lock(d.mutex);
+  if (d.by_name.find(cls.name()) == d.by_name.end()) d.by_name.emplace(cls.name(), std::make_shared<const OpClass>(cls));
+}
+
+std::shared_ptr<const OpClass> defined_op_class(std::string_view name) {
+  DefinedClasses& d = defined_classes();
+  std::lock_guard lock(d.mutex);
+  auto it = d.by_name.find(name);
+  return it == d.by_name.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> defined_op_class_names() {
+  DefinedClasses& d = defined_classes();
+  std::lock_guard lock(d.mutex);
+  std::vector<std::string> out;
+  for (const auto& [name, cls] : d.by_name) out.push_back(name);
+  return out;
+}
 
 OpClass::Builder OpClass::define(std::string name) { return Builder(std::move(name)); }
 
@@ -76,6 +110,7 @@ OpClass OpClass::Builder::build() {
   if (plan.has_call_time_tensor_input() && !plan.has_composition()) {
     cls_.compile_op_names_ = plan.boundary_operator_names();
   }
+  remember_op_class(cls_);
   return std::move(cls_);
 }
 

@@ -2,14 +2,17 @@
 #include <algorithm>
 #include <array>
 
+#include "backend/registry.hpp"
+#include "nearest_names.hpp"
 #include "op/binding.hpp"
 #include "op/call_frame.hpp"
 #include "op/graph_capture.hpp"
+#include "op/installed_kernels.hpp"
+#include "plugin/backend_call.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/logging.hpp"
 #include "tileops/op.hpp"
-#include "backend/registry.hpp"
 
 namespace tileops {
 namespace {
@@ -147,9 +150,21 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
     }
     plan_.check_result(check, args, outputs);  // 6. check the result
     file_stages(frame, *record);               // 7.1 sub-op calls under their stages
-  } catch (const std::exception&) {
+  } catch (const Error&) {
     selection.undo();
     throw;
+  } catch (const abi::__forced_unwind&) {
+    throw;
+  } catch (const std::exception&) {
+    selection.undo();
+    if (frame.kernel < 0) throw;
+    throw_kernel_fault(frame.kernel);
+  } catch (...) {
+    // A value that is no std::exception passes untouched unless a kernel threw it: the core's
+    // failure handling covers std::exception (the seed's Exception), and plugin code is held to it.
+    if (frame.kernel < 0) throw;
+    selection.undo();
+    throw_kernel_fault(frame.kernel);
   }
   selection.commit();
   CallFrame* parent = frame.parent;
@@ -185,21 +200,36 @@ void Op::report_to(CallFrame& parent, SignatureCallPtr record) const {
   }
 }
 
+void Op::throw_kernel_fault(int kernel) const {
+  const InstalledKernel& k = installed_->kernels[kernel];
+  throw_backend_fault(cls_.name() + ": the kernel of kernel type '" + k.key + "' (" + k.origin() + ")");
+}
+
 void Op::select_target(Binding& b, const std::optional<Device>& device) {
-  const Target name = target_ ? target_ : default_target();
+  const TargetChoice named = target_ ? TargetChoice{target_, "given to the op's constructor"} : default_target_choice();
+  const bool by_default = !target_ && named.target;
+  // How the messages below say where the name came from.
+  const std::string from = by_default ? "the process default target, from " + named.source : named.source;
   std::string chosen;
-  if (name) {
-    chosen = *name;
+  if (named.target) {
+    chosen = *named.target;
     if (!is_in_tree_target(chosen) && !backend::target_known(chosen)) {
-      throw UnknownTargetError(cls_.name() + ": target '" + chosen + "' is not registered; registered targets: " +
-                               join(registered_targets()) + " (is its plugin loaded?)");
+      std::vector<std::string> choices{std::string(BUILTIN), std::string(REFERENCE)};
+      for (std::string& t : registered_targets()) choices.push_back(std::move(t));
+      throw UnknownTargetError(cls_.name() + ": target '" + chosen + "' (" + from + ") is not registered" +
+                               did_you_mean(chosen, choices) + "; the choices are " + join(choices) +
+                               " (a plugin registers its targets when it loads: see 'tileops plugins')");
     }
   } else if (!device) {
     return;  // nothing to detect with: this call runs unselected, the next one selects again
   } else {
     std::vector<std::string> claims;
-    for (const auto& [target, detect] : backend::detectors()) {
-      if ((*detect)(*device)) claims.push_back(target);
+    for (const auto& [target, detect, owner] : backend::detectors()) {
+      const bool claimed = call_backend([&] { return (*detect)(*device); }, [&] {
+        return cls_.name() + ": the detector of target '" + target + "' (" + owner_phrase(owner) + "), asked about " +
+               device->str() + ",";
+      });
+      if (claimed) claims.push_back(target);
     }
     if (claims.size() > 1) {
       throw AmbiguousTargetError(cls_.name() + ": targets " + join(claims) + " all claim device " + device->str() +
@@ -207,17 +237,26 @@ void Op::select_target(Binding& b, const std::optional<Device>& device) {
     }
     chosen = claims.empty() ? std::string(BUILTIN) : claims.front();
   }
-  std::shared_ptr<const TargetBuilder> builder;
+  backend::OwnedBuilder builder;
   if (!is_in_tree_target(chosen)) {
     builder = backend::find_builder(cls_.name(), chosen);
-    if (!builder && !cls_.interfaces().empty()) {
-      throw OpNotAvailableError(cls_.name() + ": target '" + chosen + "' has no kernel builder for " + cls_.name() +
-                                " (it builds: " + join(target_ops(chosen)) +
-                                "); the in-tree kernels are not used in its place");
+    if (!builder.builder && !cls_.interfaces().empty()) {
+      const std::string why =
+          by_default ? "; the process default applies to every op constructed without a target, and a selected "
+                       "target never falls back to the in-tree kernels: construct this op with target 'builtin' "
+                       "(or 'reference'), or clear the default to let each device's detector choose"
+          : named.target ? "; a selected target never falls back to the in-tree kernels: construct this op with "
+                           "target 'builtin' (or 'reference') to run them"
+                         : "; the target's detector claimed device " + device->str() +
+                               ", and a selected target never falls back to the in-tree kernels";
+      throw OpNotAvailableError(cls_.name() + ": target '" + chosen + "'" +
+                                (named.target ? " (" + from + ")" : std::string()) + " has no kernel builder for " +
+                                cls_.name() + " (it builds: " + join(target_ops(chosen)) + ")" + why);
     }
   }
   b.serving_target = chosen;
-  b.builder = std::move(builder);
+  b.builder = std::move(builder.builder);
+  b.builder_owner = std::move(builder.owner);
   b.selected = true;
   log().debug("{} ({}): target '{}' selected{}", cls_.name(), instance_key_, chosen,
               device ? " for " + device->str() : std::string());
@@ -239,9 +278,11 @@ OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallAr
     for (const Tensor& t : args.inputs) {
       specs.push_back(t.defined() ? std::optional<TensorSpec>(TensorSpec::of(t)) : std::nullopt);
     }
-    TargetKernel built = (*b.builder)(specs, construction_->params);
+    TargetKernel built = call_backend([&] { return (*b.builder)(specs, construction_->params); },
+                                      [&] { return target_fault_where(b, "the kernel builder"); });
     if (!built) {
-      throw BackendError(cls_.name() + ": target '" + *b.serving_target + "' returned an empty kernel for " + key.str());
+      throw BackendError(cls_.name() + ": target '" + *b.serving_target + "' (" + owner_phrase(b.builder_owner) +
+                         ") returned an empty kernel for " + key.str());
     }
     if (tune_requested()) warn_target_cannot_tune();
     std::unique_lock lock(b.target_mutex);
@@ -252,7 +293,13 @@ OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallAr
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].defined() && !check.written[i] && !inputs[i].is_contiguous()) inputs[i] = inputs[i].contiguous();
   }
-  return (*kernel)(CallArgs{inputs, args.out});
+  return call_backend([&] { return (*kernel)(CallArgs{inputs, args.out}); },
+                      [&] { return target_fault_where(b, "the kernel"); });
+}
+
+std::string Op::target_fault_where(const Binding& b, const char* what) const {
+  return cls_.name() + ": " + what + " of target '" + b.serving_target.value_or("?") + "' (" +
+         owner_phrase(b.builder_owner) + ")";
 }
 
 void Op::clear_binding(Binding& b) {
@@ -260,6 +307,7 @@ void Op::clear_binding(Binding& b) {
   b.selected = false;
   b.serving_target.reset();
   b.builder.reset();
+  b.builder_owner.clear();
   {
     std::unique_lock lock(b.entries_mutex);
     b.entries_by_call.clear();

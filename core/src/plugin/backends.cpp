@@ -32,7 +32,8 @@ void load_backends() {
   std::call_once(once, [] {
     const auto start = std::chrono::steady_clock::now();
     plugin::PluginHost& host = process_host();
-    host.load(plugin_search_path(), config().disable_plugins);
+    const Config c = config();
+    host.load(plugin_search_path(), {c.disable_plugins, c.allow_insecure_plugins});
     const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     log().info("loaded {} plugin(s) in {:.2f} ms; {} load failure(s), {} skipped", host.loaded().size(), ms,
                host.failures().size(), host.skipped().size());

@@ -28,9 +28,9 @@ void scan_directory(const std::filesystem::path& dir, Discovery& out) {
   std::vector<PluginCandidate> found;
   fs::directory_iterator it(dir, ec);
   for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    const auto name = plugin_name_of(it->path().filename().string());
-    std::error_code file_ec;
-    if (name && fs::is_regular_file(it->path(), file_ec)) found.push_back({*name, it->path()});
+    // Whatever the entry is (a dangling link, a directory): the host checks it before loading,
+    // and reports why it does not load.
+    if (const auto name = plugin_name_of(it->path().filename().string())) found.push_back({*name, it->path()});
   }
   if (ec) {
     out.failures.push_back({dir, std::nullopt, "cannot be listed: " + ec.message()});

@@ -27,8 +27,9 @@ struct Discovery {
 // <name> when `file_name` is libtileops_<name>.so with a non-empty <name>; nullopt otherwise.
 TILEOPS_API std::optional<std::string> plugin_name_of(std::string_view file_name);
 
-// Lists the plugin files of every directory in `directories`, in that order, each directory's
-// files sorted by name. Relative directories are made absolute against the working directory.
+// Lists the entries named like plugin files (libtileops_<name>.so, whatever their type: links,
+// dangling links and directories too) of every directory in `directories`, in that order, each
+// directory's entries sorted by name. Relative directories are made absolute against the working directory.
 // A directory that does not exist is skipped (logged at debug level); one that is not a
 // directory or cannot be listed becomes a failure. Never throws for file system errors.
 TILEOPS_API Discovery discover_plugins(const std::vector<std::filesystem::path>& directories);

@@ -14,6 +14,12 @@
 
 namespace tileops::plugin {
 
+// What a load() call may load.
+struct LoadPolicy {
+  std::vector<std::string> disabled;  // plugin names not to load (the config's disable_plugins)
+  bool allow_insecure = false;        // the config's allow_insecure_plugins
+};
+
 // load_backends() owns one PluginHost for the whole process; tests make their own. Not
 // thread-safe: one thread loads, and nothing reads the host while it loads.
 class TILEOPS_API PluginHost {
@@ -26,16 +32,19 @@ class TILEOPS_API PluginHost {
   PluginHost& operator=(const PluginHost&) = delete;
 
   // Loads the plugins found in `directories` (see discover_plugins), in discovery order:
-  //  * a name in `disabled` is skipped;
+  //  * a name in `policy.disabled` is skipped;
   //  * a name this host met before (in this call or an earlier one, loaded or failed) is
   //    skipped as shadowed by the first file of that name, with a notice in the log; the very
   //    same file met again (a directory listed twice) is ignored;
-  //  * any other plugin registers through a Registrar owned by its name; when opening or
-  //    registration fails, everything it registered is rolled back, a warning is logged and the
-  //    failure is recorded. The host and the other plugins carry on.
+  //  * any other plugin is checked (open_plugin: the file, its ABI) and registers through a
+  //    Registrar owned by its name; what it registered is then reviewed against the ops of the
+  //    process (review_registrations). When a check, the registration or the review fails,
+  //    everything it registered is rolled back, a warning is logged and the failure is recorded;
+  //    the host and the other plugins carry on. A registration that collides with an earlier
+  //    plugin's fails the later plugin, never the earlier one.
   // Directories that cannot be listed are recorded as failures too. Throws only what the
   // allocator throws.
-  void load(const std::vector<std::filesystem::path>& directories, const std::vector<std::string>& disabled);
+  void load(const std::vector<std::filesystem::path>& directories, const LoadPolicy& policy = {});
 
   // True while some PluginHost::load runs on the calling thread, i.e. inside a plugin's
   // registration when called from plugin code.
@@ -55,7 +64,7 @@ class TILEOPS_API PluginHost {
     std::shared_ptr<void> library;
   };
 
-  void load_one(const std::string& name, const std::filesystem::path& path);
+  void load_one(const std::string& name, const std::filesystem::path& path, const LoadPolicy& policy);
 
   std::vector<PluginInfo> loaded_;
   std::vector<Held> held_;  // parallel to loaded_

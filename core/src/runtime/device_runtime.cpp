@@ -4,7 +4,9 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include "backend/registry.hpp"
 #include "runtime/host_runtimes.hpp"
+#include "runtime/runtime_call.hpp"
 #include "runtime/runtime_registry.hpp"
 #include "tileops/errors.hpp"
 
@@ -34,6 +36,12 @@ void DeviceRuntime::deallocate_async(void* ptr, std::size_t nbytes, int index, v
 bool DeviceRuntime::copy_strided(const StridedCopy&, int) { return false; }
 bool DeviceRuntime::host_accessible() const { return false; }
 bool DeviceRuntime::is_accelerator() const { return false; }
+
+std::string runtime_fault_where(const DeviceRuntime& runtime, const char* function) {
+  const DeviceType type = runtime.type();
+  return std::string(function) + " of the device runtime for '" + std::string(type.name()) + "' (" +
+         backend::runtime_owner(type) + ")";
+}
 
 namespace {
 
@@ -126,7 +134,7 @@ DeviceRuntime* process_accelerator() {
   RuntimeRegistry& r = registry();
   std::shared_lock lock(r.mutex);
   for (const auto& rt : r.runtimes) {
-    if (rt->is_accelerator() && rt->device_count() > 0) return rt.get();
+    if (rt->is_accelerator() && call_runtime(*rt, "device_count", [&] { return rt->device_count(); }) > 0) return rt.get();
   }
   return nullptr;
 }
@@ -134,7 +142,7 @@ DeviceRuntime* process_accelerator() {
 std::optional<Device> accelerator_current_device() {
   DeviceRuntime* rt = process_accelerator();
   if (rt == nullptr) return std::nullopt;
-  return Device(rt->type(), rt->current_device());
+  return Device(rt->type(), call_runtime(*rt, "current_device", [&] { return rt->current_device(); }));
 }
 
 }  // namespace tileops

@@ -1,15 +1,21 @@
 #include "tileops/stream.hpp"
 
+#include "runtime/runtime_call.hpp"
 #include "tileops/device_runtime.hpp"
 
 namespace tileops {
 
-void* current_stream(const Device& device) { return device_runtime(device.type()).current_stream(device.index()); }
+void* current_stream(const Device& device) {
+  DeviceRuntime& rt = device_runtime(device.type());
+  return call_runtime(rt, "current_stream", [&] { return rt.current_stream(device.index()); });
+}
 
 StreamGuard::StreamGuard(const Device& device, void* stream) : device_(device), stream_(stream) {
   DeviceRuntime& rt = device_runtime(device.type());
-  previous_ = rt.current_stream(device.index());
-  rt.set_current_stream(device.index(), stream);
+  call_runtime(rt, "set_current_stream", [&] {
+    previous_ = rt.current_stream(device.index());
+    rt.set_current_stream(device.index(), stream);
+  });
 }
 
 StreamGuard::~StreamGuard() {

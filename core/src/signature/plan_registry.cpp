@@ -15,18 +15,39 @@ std::shared_ptr<const SignaturePlan> build_or_throw(const OpSpec& spec) {
   return r.plan;
 }
 
+// The manifest registry of the process (loaded on first use from the config's manifest_path)
+// and the plans compiled from it.
+struct ProcessPlans {
+  std::mutex mutex;
+  std::unique_ptr<manifest::ManifestRegistry> registry;
+  std::map<std::string, std::shared_ptr<const SignaturePlan>, std::less<>> plans;
+
+  manifest::ManifestRegistry& manifests() {
+    if (!registry) registry = std::make_unique<manifest::ManifestRegistry>(config().manifest_path);
+    return *registry;
+  }
+};
+
+ProcessPlans& process_plans() {
+  static ProcessPlans p;
+  return p;
+}
+
 }  // namespace
 
 std::shared_ptr<const SignaturePlan> SignaturePlan::for_op(std::string_view op_name) {
-  static std::mutex mutex;
-  static std::unique_ptr<manifest::ManifestRegistry> registry;
-  static std::map<std::string, std::shared_ptr<const SignaturePlan>, std::less<>> plans;
-  std::lock_guard lock(mutex);
-  if (const auto it = plans.find(op_name); it != plans.end()) return it->second;
-  if (!registry) registry = std::make_unique<manifest::ManifestRegistry>(config().manifest_path);
-  std::shared_ptr<const SignaturePlan> plan = build_or_throw(registry->spec(op_name));
-  plans.emplace(std::string(op_name), plan);
+  ProcessPlans& p = process_plans();
+  std::lock_guard lock(p.mutex);
+  if (const auto it = p.plans.find(op_name); it != p.plans.end()) return it->second;
+  std::shared_ptr<const SignaturePlan> plan = build_or_throw(p.manifests().spec(op_name));
+  p.plans.emplace(std::string(op_name), plan);
   return plan;
+}
+
+std::vector<std::string> SignaturePlan::manifest_op_names() {
+  ProcessPlans& p = process_plans();
+  std::lock_guard lock(p.mutex);
+  return p.manifests().names();
 }
 
 std::shared_ptr<const SignaturePlan> SignaturePlan::from_yaml(std::string_view yaml, std::string_view op_name,

@@ -75,6 +75,8 @@ class TILEOPS_API SignaturePlan {
   // cached for the process (thread-safe). Throws ValueError when no manifest entry has that
   // name, or naming file, op, field and reason when the entry is malformed.
   static std::shared_ptr<const SignaturePlan> for_op(std::string_view op_name);
+  // Every op name the process's manifest registry defines (what for_op may find), sorted.
+  static std::vector<std::string> manifest_op_names();
 
   // The plan of `op_name` compiled from manifest text `yaml` (labelled `file` in messages),
   // outside the registry and its cache: for tests and tools. Throws like for_op.

@@ -1,0 +1,24 @@
+#include "plugin/backend_call.hpp"
+
+#include <exception>
+#include <typeinfo>
+
+#include "tileops/kernel.hpp"
+
+namespace tileops {
+
+void throw_backend_fault(const std::string& where) {
+  std::string what;
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    what = demangle(typeid(e)) + ": " + e.what();
+  } catch (...) {
+    const std::type_info* type = abi::__cxa_current_exception_type();
+    what = (type != nullptr ? demangle(*type) : std::string("an unknown type")) +
+           ", which does not derive from std::exception";
+  }
+  throw BackendError(where + " threw " + what);
+}
+
+}  // namespace tileops

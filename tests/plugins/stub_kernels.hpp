@@ -1,0 +1,67 @@
+// Kernel types of the boundary corpus for in-tree interfaces. The host refuses most of them when
+// their plugin loads; those it keeps never compute anything meaningful (their forward hands the
+// input back), so only tests that expect them to be refused or to tie use them.
+#pragma once
+
+#include <stdexcept>
+
+#include "tileops/kernel.hpp"
+#include "tileops/ops/elementwise_kernels.hpp"
+#include "tileops/ops/norm_kernels.hpp"
+#include "tileops/ops/softmax.hpp"
+
+namespace tileops::test_plugins {
+
+// A specific cpu RMSNorm with no precedence: it ties with the cpu plugin's cpu_rms_norm.
+class StubRMSNorm : public Kernel, public RMSNormFwdInterface {
+ public:
+  static constexpr DeviceTypes devices{"cpu"};
+  explicit StubRMSNorm(const LayerNormCall&) {}
+  Tensor forward(const Tensor& x, const Tensor&) override { return x; }
+};
+
+// A second general RMSNorm (the in-tree reference is the first).
+class GeneralRMSNorm final : public StubRMSNorm {
+ public:
+  static constexpr bool general = true;
+  using StubRMSNorm::StubRMSNorm;
+};
+
+// Preferred over a key that nobody registered.
+class PrefersMissingRMSNorm final : public StubRMSNorm {
+ public:
+  static constexpr KeyList preferred_over{"cpu_rms_norm_v2"};
+  using StubRMSNorm::StubRMSNorm;
+};
+
+// A softmax kernel, registered for an op that has no softmax interface.
+class StubSoftmax final : public Kernel, public SoftmaxFwdInterface {
+ public:
+  static constexpr DeviceTypes devices{"cpu"};
+  explicit StubSoftmax(const SoftmaxCall&) {}
+  Tensor forward(const Tensor& x) override { return x; }
+};
+
+// A training-mode batch norm preferred over the inference interface's reference.
+class PrefersOtherInterfaceBatchNorm final : public Kernel, public BatchNormTrainFwdInterface {
+ public:
+  static constexpr DeviceTypes devices{"cpu"};
+  static constexpr KeyList preferred_over{"batch_norm_infer_reference"};
+  explicit PrefersOtherInterfaceBatchNorm(const BatchNormCall&) {}
+  BatchNormTrainResult forward(const Tensor& x, const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {
+    return {x, {}, {}};
+  }
+};
+
+// A relu that wins over the cpu plugin's and throws a std::invalid_argument on every call.
+class ThrowingRelu final : public Kernel, public ReluFwdInterface {
+ public:
+  static constexpr DeviceTypes devices{"cpu"};
+  static constexpr KeyList preferred_over{"cpu_relu"};
+  explicit ThrowingRelu(const ElementwiseCall&) {}
+  void forward(const Tensor&, const Tensor&) override {
+    throw std::invalid_argument("throwing_relu does not compute anything");
+  }
+};
+
+}  // namespace tileops::test_plugins
