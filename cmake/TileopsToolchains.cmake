@@ -1,6 +1,7 @@
 # Resolves TILEOPS_WITH_CUDA / TILEOPS_WITH_ROCM (AUTO|ON|OFF) into TILEOPS_BUILD_CUDA /
 # TILEOPS_BUILD_ROCM and prints one status line for each, whatever the outcome.
 
+# missing (optional): what the probe did not find, named in the ON error.
 function(_tileops_resolve_toolchain option label out probe_result)
   set(value "${${option}}")
   string(TOUPPER "${value}" value)
@@ -14,6 +15,9 @@ function(_tileops_resolve_toolchain option label out probe_result)
     message(STATUS "tileops: ${label} plugin enabled (${option}=${value}, toolchain found)")
     set(${out} ON PARENT_SCOPE)
   elseif(value STREQUAL "ON")
+    if(ARGC GREATER 4)
+      message(FATAL_ERROR "${option}=ON but no ${label} toolchain was found: missing ${ARGV4}")
+    endif()
     message(FATAL_ERROR "${option}=ON but no ${label} toolchain was found")
   else()
     message(STATUS "tileops: ${label} plugin skipped (${option}=AUTO, no toolchain found)")
@@ -46,13 +50,28 @@ if(TILEOPS_BUILD_CUDA)
   endif()
 endif()
 
-# There is no ROCm plugin in this tree yet: AUTO says so, ON is an error rather than a build
-# that silently lacks it.
+set(_rocm_found OFF)
+set(_rocm_missing "")
 string(TOUPPER "${TILEOPS_WITH_ROCM}" _with_rocm)
-if(_with_rocm STREQUAL "ON")
-  message(FATAL_ERROR "TILEOPS_WITH_ROCM=ON, but this tree has no ROCm plugin yet (plugins/rocm)")
-elseif(NOT _with_rocm MATCHES "^(AUTO|OFF)$")
-  message(FATAL_ERROR "TILEOPS_WITH_ROCM must be AUTO, ON or OFF; got '${TILEOPS_WITH_ROCM}'")
+if(NOT _with_rocm STREQUAL "OFF")
+  # The ROCm plugin compiles kernels (hipcc) and links the HIP runtime (libamdhip64), found in
+  # Debian's layout (packages hipcc and libamdhip64-dev) or under /opt/rocm.
+  find_program(TILEOPS_HIPCC hipcc PATHS /opt/rocm/bin)
+  find_path(TILEOPS_HIP_INCLUDE_DIR hip/hip_runtime_api.h PATHS /opt/rocm/include)
+  find_library(TILEOPS_AMDHIP64_LIBRARY amdhip64 PATHS /opt/rocm/lib)
+  if(NOT TILEOPS_HIPCC)
+    list(APPEND _rocm_missing "the hipcc program")
+  endif()
+  if(NOT TILEOPS_HIP_INCLUDE_DIR)
+    list(APPEND _rocm_missing "the header hip/hip_runtime_api.h")
+  endif()
+  if(NOT TILEOPS_AMDHIP64_LIBRARY)
+    list(APPEND _rocm_missing "the library libamdhip64")
+  endif()
+  if(NOT _rocm_missing)
+    set(_rocm_found ON)
+  endif()
 endif()
-message(STATUS "tileops: ROCm plugin not built (this tree has no ROCm plugin yet; TILEOPS_WITH_ROCM=${_with_rocm})")
-set(TILEOPS_BUILD_ROCM OFF)
+list(JOIN _rocm_missing ", " _rocm_missing)
+_tileops_resolve_toolchain(TILEOPS_WITH_ROCM ROCm TILEOPS_BUILD_ROCM ${_rocm_found}
+  "${_rocm_missing} (Debian 12 packages hipcc and libamdhip64-dev: scripts/install-deps.sh)")

@@ -1,9 +1,10 @@
 // The GPU implementations of the op set's kernel interfaces, shared by the cuda and rocm
-// plugins (devices {kDeviceType}). Each serves every call of its interface that its refusal
-// accepts, whatever the strides of the op's own views (the ops pass contiguous tensors; odd
-// offsets take the kernels' scalar paths), and launches on the calling thread's current
-// stream of the call's device, allocating its outputs (and any workspace) from that device's
-// stream-ordered pool. Nothing is compiled, queried from the device or synchronised on a call.
+// plugins (devices {kDeviceType}, supported_archs kKernelArchs). Each serves every call of its
+// interface that its refusal accepts, whatever the strides of the op's own views (the ops pass
+// contiguous tensors; odd offsets take the kernels' scalar paths), and launches on the calling
+// thread's current stream of the call's device, allocating its outputs (and any workspace)
+// from that device's stream-ordered pool. Nothing is compiled, queried from the device or
+// synchronised on a call.
 #pragma once
 
 #include "tileops/ops/elementwise_kernels.hpp"
@@ -20,6 +21,7 @@ std::optional<std::string> refuse_unless_float(DType dtype);
 class RMSNormKernel final : public Kernel, public RMSNormFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const LayerNormCall& call) { return refuse_unless_float(call.dtype); }
   explicit RMSNormKernel(const LayerNormCall& call) : call_(call) {}
   Tensor forward(const Tensor& x, const Tensor& weight) override;
@@ -31,6 +33,7 @@ class RMSNormKernel final : public Kernel, public RMSNormFwdInterface {
 class LayerNormKernel final : public Kernel, public LayerNormFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const LayerNormCall& call) { return refuse_unless_float(call.dtype); }
   explicit LayerNormKernel(const LayerNormCall& call) : call_(call) {}
   Tensor forward(const Tensor& x, const Tensor& weight, const Tensor& bias) override;
@@ -43,6 +46,7 @@ class LayerNormKernel final : public Kernel, public LayerNormFwdInterface {
 class SoftmaxKernel final : public Kernel, public SoftmaxFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const SoftmaxCall& call) { return refuse_unless_float(call.dtype); }
   explicit SoftmaxKernel(const SoftmaxCall& call) : call_(call) {}
   Tensor forward(const Tensor& x) override;
@@ -54,6 +58,7 @@ class SoftmaxKernel final : public Kernel, public SoftmaxFwdInterface {
 class SiluAndMulKernel final : public Kernel, public SiluAndMulFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const ElementwiseCall& call) { return refuse_unless_float(call.dtype); }
   explicit SiluAndMulKernel(const ElementwiseCall&) {}
   Tensor forward(const Tensor& x) override;
@@ -64,6 +69,7 @@ class SiluAndMulKernel final : public Kernel, public SiluAndMulFwdInterface {
 class AddKernel final : public Kernel, public AddFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const AddCall& call);
   explicit AddKernel(const AddCall& call) : call_(call) {}
   void forward(const Tensor& a, const Tensor& b, double alpha, const Tensor& out) override;
@@ -75,6 +81,7 @@ class AddKernel final : public Kernel, public AddFwdInterface {
 class ReluKernel final : public Kernel, public ReluFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const ElementwiseCall& call) { return refuse_unless_float(call.dtype); }
   explicit ReluKernel(const ElementwiseCall&) {}
   void forward(const Tensor& x, const Tensor& out) override;
@@ -84,6 +91,7 @@ class ReluKernel final : public Kernel, public ReluFwdInterface {
 class AlibiKernel final : public Kernel, public AlibiFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const AlibiCall& call) { return refuse_unless_float(call.dtype); }
   explicit AlibiKernel(const AlibiCall& call);
   Tensor forward() override;
@@ -99,6 +107,7 @@ template <bool kProduct, class Interface>
 class ReduceKernel final : public Kernel, public Interface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const ReduceCall& call);
   explicit ReduceKernel(const ReduceCall& call);
   void forward(const Tensor& x, const Tensor& y, const ReduceExtents& extents) override;
@@ -112,6 +121,7 @@ using ProdKernel = ReduceKernel<true, ProdFwdInterface>;
 class BatchNormTrainKernel final : public Kernel, public BatchNormTrainFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const BatchNormCall& call) { return refuse_unless_float(call.dtype); }
   explicit BatchNormTrainKernel(const BatchNormCall& call);
   BatchNormTrainResult forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
@@ -125,6 +135,7 @@ class BatchNormTrainKernel final : public Kernel, public BatchNormTrainFwdInterf
 class BatchNormInferKernel final : public Kernel, public BatchNormInferFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const BatchNormCall& call) { return refuse_unless_float(call.dtype); }
   explicit BatchNormInferKernel(const BatchNormCall& call) : call_(call) {}
   Tensor forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
