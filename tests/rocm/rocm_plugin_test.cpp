@@ -13,6 +13,7 @@
 
 #include "../../plugins/gpu_common/host/gfx_arch.hpp"
 #include "tileops/backend.hpp"
+#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/rms_norm.hpp"

@@ -46,7 +46,7 @@ GpuRuntime::~GpuRuntime() = default;
 int GpuRuntime::device_count() const {
   std::call_once(count_once_, [this] {
     if (api::device_count(&count_) != api::kSuccess) {
-      api::get_last_error();  // no driver or no device: the runtime reports zero devices
+      api::clear_last_error();  // no driver or no device: the runtime reports zero devices
       count_ = 0;
     }
     states_ = std::make_unique<DeviceState[]>(static_cast<std::size_t>(count_));
@@ -105,7 +105,7 @@ void* GpuRuntime::allocate_async(std::size_t nbytes, int index, void* stream) {
   void* p = nullptr;
   const api::Error e = api::malloc_from_pool(&p, nbytes, s.pool, native(stream));
   if (e != api::kSuccess) {
-    api::get_last_error();
+    api::clear_last_error();
     throw_status(e, "allocating " + std::to_string(nbytes) + " bytes on " + where(index));
   }
   return p;
@@ -114,7 +114,7 @@ void* GpuRuntime::allocate_async(std::size_t nbytes, int index, void* stream) {
 void GpuRuntime::deallocate_async(void* ptr, std::size_t, int index, void* stream) noexcept {
   if (ptr == nullptr) return;
   // Fails only once the process is tearing the runtime down, when nothing can use the memory.
-  if (api::free_async(ptr, native(stream)) != api::kSuccess) api::get_last_error();
+  if (api::free_async(ptr, native(stream)) != api::kSuccess) api::clear_last_error();
 }
 
 void GpuRuntime::copy_to_host(void* dst, const void* src, std::size_t nbytes, int index) {
@@ -196,7 +196,8 @@ DeviceGuard::DeviceGuard(int index) {
 }
 
 DeviceGuard::~DeviceGuard() {
-  if (switched_) api::set_device(previous_);
+  // The previous device was current a moment ago: switching back fails only at teardown.
+  if (switched_) static_cast<void>(api::set_device(previous_));
 }
 
 }  // namespace tileops::gpu

@@ -112,4 +112,8 @@ inline DeviceFacts facts_of(const DeviceProp& p) {
 }
 #endif
 
+// Resets the calling thread's last error once a failure has been handled (HIP declares its
+// status type nodiscard).
+inline void clear_last_error() { static_cast<void>(get_last_error()); }
+
 }  // namespace tileops::gpu::api
