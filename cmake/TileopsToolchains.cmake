@@ -1,12 +1,16 @@
 # Resolves TILEOPS_WITH_CUDA / TILEOPS_WITH_ROCM (AUTO|ON|OFF) into TILEOPS_BUILD_CUDA /
 # TILEOPS_BUILD_ROCM and prints one status line for each, whatever the outcome.
 
-# missing (optional): what the probe did not find, named in the ON error.
+# missing (optional): what the probe did not find, named in the status line or the ON error.
 function(_tileops_resolve_toolchain option label out probe_result)
   set(value "${${option}}")
   string(TOUPPER "${value}" value)
   if(NOT value MATCHES "^(AUTO|ON|OFF)$")
     message(FATAL_ERROR "${option} must be AUTO, ON or OFF; got '${${option}}'")
+  endif()
+  set(not_found "no ${label} toolchain was found")
+  if(ARGC GREATER 4)
+    string(APPEND not_found ": missing ${ARGV4}")
   endif()
   if(value STREQUAL "OFF")
     message(STATUS "tileops: ${label} plugin disabled (${option}=OFF)")
@@ -15,12 +19,9 @@ function(_tileops_resolve_toolchain option label out probe_result)
     message(STATUS "tileops: ${label} plugin enabled (${option}=${value}, toolchain found)")
     set(${out} ON PARENT_SCOPE)
   elseif(value STREQUAL "ON")
-    if(ARGC GREATER 4)
-      message(FATAL_ERROR "${option}=ON but no ${label} toolchain was found: missing ${ARGV4}")
-    endif()
-    message(FATAL_ERROR "${option}=ON but no ${label} toolchain was found")
+    message(FATAL_ERROR "${option}=ON but ${not_found}")
   else()
-    message(STATUS "tileops: ${label} plugin skipped (${option}=AUTO, no toolchain found)")
+    message(STATUS "tileops: ${label} plugin skipped (${option}=AUTO, ${not_found})")
     set(${out} OFF PARENT_SCOPE)
   endif()
 endfunction()
