@@ -157,15 +157,42 @@ TEST_CASE("rocm plugin: without an AMD GPU, memory, facts, streams and devices o
 TEST_CASE("rocm plugin: without an AMD GPU, an op call on hip tensors fails clearly and leaves cpu calls alone") {
   if (gpu_less_rocm_or_skip() == nullptr) return;
   RMSNormFwdOp rms({8});
-  const Tensor x = unbacked_hip_tensor({2, 8}, DType::float32);
-  CHECK_THROWS_WITH_AS(rms(x), doctest::Contains("the process sees 0 hip device(s)"), ValueError);
+  CHECK_THROWS_WITH_AS(rms(unbacked_hip_tensor({2, 8}, DType::float32)),
+                       doctest::Contains("the process sees 0 hip device(s)"), ValueError);
   GemmFwdOp gemm;
   CHECK_THROWS_WITH_AS(gemm(unbacked_hip_tensor({2, 3}, DType::float32), unbacked_hip_tensor({4, 3}, DType::float32)),
-                       doctest::Contains("in-tree kernels do not run on hip:0"), OpNotAvailableError);
+                       doctest::Contains("the process sees 0 hip device(s)"), ValueError);
   // The same instance still serves the host afterwards.
   const Tensor y = rms(Tensor::from_doubles(std::vector<double>(16, 2.0), {2, 8}, DType::float32));
   CHECK(y.device() == Device::cpu());
   for (double v : y.to_doubles()) CHECK(v == doctest::Approx(1.0).epsilon(1e-5));
+}
+
+TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPUs none does, and GEMM is not available") {
+  if (rocm_runtime_or_skip() == nullptr) return;
+  const auto on_hip = [](auto call, int arch) {
+    call.device = kHip;
+    call.arch = arch;
+    call.sm_count = 104;
+    call.smem_budget = 65536;
+    return call;
+  };
+  RMSNormFwdOp rms({4096});
+  LayerNormCall norm;
+  norm.n = 4096;
+  norm.dtype = DType::bfloat16;
+  CHECK(rms.key_for("rms_norm", on_hip(norm, 0x90a)) == "hip_rms_norm");
+  CHECK_THROWS_WITH_AS(rms.key_for("rms_norm", on_hip(norm, 0x942)),
+                       doctest::Contains("hip_rms_norm: supports archs [2314], not 2370"), ValueError);
+  GemmFwdOp gemm;
+  GemmCall product;
+  product.m = 8;
+  product.n = 4096;
+  product.k = 4096;
+  product.trans_b = true;
+  product.dtype = DType::bfloat16;
+  CHECK_THROWS_WITH_AS(gemm.key_for("gemm", on_hip(product, 0x90a)),
+                       doctest::Contains("in-tree kernels do not run on hip:0"), OpNotAvailableError);
 }
 
 TEST_CASE("the hip runtime's arch number is the gfx processor name read as hexadecimal") {
