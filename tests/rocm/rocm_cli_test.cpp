@@ -45,7 +45,7 @@ nlohmann::json without_type(const nlohmann::json& devices, const std::string& ty
 
 }  // namespace
 
-TEST_CASE("tileops info lists the cpu plugin and the GPU plugins of the build with no load failure, and hip's devices") {
+TEST_CASE("rocm plugin: tileops info lists the cpu plugin and the GPU plugins of the build with no load failure, and hip's devices") {
   if (skip_without_rocm_plugin()) return;
   const auto j = run_json("", "info --json");
   const nlohmann::json plugins = names(j.at("plugins"));
@@ -70,7 +70,7 @@ TEST_CASE("tileops info lists the cpu plugin and the GPU plugins of the build wi
   }
 }
 
-TEST_CASE("without an AMD GPU, disabling the rocm plugin changes nothing but the hip runtime's entry") {
+TEST_CASE("rocm plugin: without an AMD GPU, disabling it changes nothing but the hip runtime's entry") {
   if (skip_without_rocm_plugin()) return;
   if (has_amd_gpu()) {
     std::cout << "SKIPPED (GPU): this machine has an AMD GPU\n";
