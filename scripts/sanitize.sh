@@ -6,9 +6,9 @@ cd "$(dirname "$0")/.."
 kind=${1:?usage: scripts/sanitize.sh thread|address|undefined|address,undefined}
 build_dir="build-${kind/,/-}"
 # -O1 with line tables: instrumented code fast enough to test, compiled quickly, readable traces.
-# GPU device code cannot be instrumented and the GPU tests skip on CI machines: no GPU plugin.
+# GPU device code cannot be instrumented and the GPU tests skip on CI machines: no GPU plugins.
 cmake -S . -B "$build_dir" -G Ninja -DTILEOPS_SANITIZE="$kind" -DTILEOPS_BUILD_BENCH=OFF -DTILEOPS_WITH_CUDA=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
+  -DTILEOPS_WITH_ROCM=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
 cmake --build "$build_dir" --parallel "$(nproc)"
 # OpenBLAS is not instrumented: keep it on the calling thread so the sanitizers see every access.
 export OPENBLAS_NUM_THREADS=1

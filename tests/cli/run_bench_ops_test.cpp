@@ -76,16 +76,16 @@ TEST_CASE("tileops ops lists every op with its interfaces and the cpu plugin's k
     if (op.at("name") != "RMSNormFwdOp") continue;
     found = true;
     CHECK(op.at("compile_op_names")[0] == "tileops::norm_rms_norm_fwd");
-    // The reference kernel first, then one kernel type per plugin that brings one (cpu, and
-    // cuda where the toolkit was found), each keyed after its plugin.
+    // The reference kernel first, then one kernel type per plugin that brings one (cpu; cuda
+    // and rocm where their toolchains were found), each keyed after the device type it runs on.
     const auto& kernels = op.at("interfaces")[0].at("kernels");
     REQUIRE(kernels.size() >= 2);
     CHECK(kernels[0].at("key") == "rms_norm_reference");
     bool cpu = false;
     for (std::size_t i = 1; i < kernels.size(); ++i) {
-      const std::string plugin = kernels[i].at("plugin");
-      cpu = cpu || plugin == "cpu";
-      CHECK(kernels[i].at("key") == plugin + "_rms_norm");
+      cpu = cpu || kernels[i].at("plugin") == "cpu";
+      REQUIRE(kernels[i].at("devices").size() == 1);
+      CHECK(kernels[i].at("key") == kernels[i].at("devices")[0].get<std::string>() + "_rms_norm");
     }
     CHECK(cpu);
   }

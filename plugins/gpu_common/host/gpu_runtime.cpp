@@ -1,11 +1,13 @@
 #include "gpu_runtime.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
 #include "errors.hpp"
 #include "launchers.hpp"
 #include "tileops/errors.hpp"
+#include "vendor.hpp"
 #include "vendor_api.hpp"
 
 namespace tileops::gpu {
@@ -44,7 +46,7 @@ GpuRuntime::~GpuRuntime() = default;
 int GpuRuntime::device_count() const {
   std::call_once(count_once_, [this] {
     if (api::device_count(&count_) != api::kSuccess) {
-      api::get_last_error();  // no driver or no device: the runtime reports zero devices
+      api::clear_last_error();  // no driver or no device: the runtime reports zero devices
       count_ = 0;
     }
     states_ = std::make_unique<DeviceState[]>(static_cast<std::size_t>(count_));
@@ -72,22 +74,18 @@ GpuRuntime::DeviceState& GpuRuntime::state(int index) const {
 
 DeviceFacts GpuRuntime::facts(int index) const {
   check_index(index, "facts");
+  return cached_facts(index);
+}
+
+const DeviceFacts& GpuRuntime::cached_facts(int index) const {
   std::call_once(facts_once_, [this] {
+    std::vector<DeviceFacts> all;  // kept only once every device was read
     for (int i = 0; i < device_count(); ++i) {
       api::DeviceProp p{};
       check(api::properties(&p, i), "reading device properties");
-      DeviceFacts f;
-#if defined(TILEOPS_GPU_HIP)
-      f.arch = p.major * 100 + p.minor * 10;  // gfx90a reports 9.0, gfx942 9.4: see gcnArchName
-      f.name = std::string(p.name) + " (" + p.gcnArchName + ")";
-#else
-      f.arch = p.major * 10 + p.minor;
-      f.name = p.name;
-#endif
-      f.sm_count = p.multiProcessorCount;
-      f.smem_budget = p.sharedMemPerBlockOptin != 0 ? p.sharedMemPerBlockOptin : p.sharedMemPerBlock;
-      facts_.push_back(f);
+      all.push_back(api::facts_of(p));
     }
+    facts_ = std::move(all);
   });
   return facts_[static_cast<std::size_t>(index)];
 }
@@ -107,7 +105,7 @@ void* GpuRuntime::allocate_async(std::size_t nbytes, int index, void* stream) {
   void* p = nullptr;
   const api::Error e = api::malloc_from_pool(&p, nbytes, s.pool, native(stream));
   if (e != api::kSuccess) {
-    api::get_last_error();
+    api::clear_last_error();
     throw_status(e, "allocating " + std::to_string(nbytes) + " bytes on " + where(index));
   }
   return p;
@@ -116,7 +114,7 @@ void* GpuRuntime::allocate_async(std::size_t nbytes, int index, void* stream) {
 void GpuRuntime::deallocate_async(void* ptr, std::size_t, int index, void* stream) noexcept {
   if (ptr == nullptr) return;
   // Fails only once the process is tearing the runtime down, when nothing can use the memory.
-  if (api::free_async(ptr, native(stream)) != api::kSuccess) api::get_last_error();
+  if (api::free_async(ptr, native(stream)) != api::kSuccess) api::clear_last_error();
 }
 
 void GpuRuntime::copy_to_host(void* dst, const void* src, std::size_t nbytes, int index) {
@@ -144,6 +142,10 @@ void GpuRuntime::copy_on_device(void* dst, const void* src, std::size_t nbytes, 
 
 bool GpuRuntime::copy_strided(const StridedCopy& copy, int index) {
   check_index(index, "copy_strided");
+  if (!kKernelArchs.empty() &&
+      std::find(kKernelArchs.begin(), kKernelArchs.end(), cached_facts(index).arch) == kKernelArchs.end()) {
+    return false;
+  }
   DeviceGuard device(index);
   return launch_strided_copy(copy.dst, copy.src, copy.shape.data(), copy.shape.size(), copy.dst_strides.data(),
                              copy.src_strides.data(), copy.element_size, current_stream(index));
@@ -194,7 +196,8 @@ DeviceGuard::DeviceGuard(int index) {
 }
 
 DeviceGuard::~DeviceGuard() {
-  if (switched_) api::set_device(previous_);
+  // The previous device was current a moment ago: switching back fails only at teardown.
+  if (switched_) static_cast<void>(api::set_device(previous_));
 }
 
 }  // namespace tileops::gpu

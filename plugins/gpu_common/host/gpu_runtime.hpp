@@ -34,6 +34,8 @@ class GpuRuntime final : public DeviceRuntime {
   void copy_to_host(void* dst, const void* src, std::size_t nbytes, int index) override;
   void copy_from_host(void* dst, const void* src, std::size_t nbytes, int index) override;
   void copy_on_device(void* dst, const void* src, std::size_t nbytes, int index) override;
+  // Returns false (Tensor::copy_from then copies through the host) where this build's kernels
+  // have no device code for the device's architecture (kKernelArchs).
   bool copy_strided(const StridedCopy& copy, int index) override;
   void synchronize(int index) override;
   int current_device() const override;
@@ -47,7 +49,8 @@ class GpuRuntime final : public DeviceRuntime {
 
  private:
   struct DeviceState;
-  DeviceState& state(int index) const;  // the device's pool, set up on first use
+  DeviceState& state(int index) const;            // the device's pool, set up on first use
+  const DeviceFacts& cached_facts(int index) const;  // read from the driver on the first call
 
   DeviceType type_;
   mutable std::once_flag count_once_;

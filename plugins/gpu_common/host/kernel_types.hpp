@@ -1,11 +1,11 @@
 // The GPU implementations of the op set's kernel interfaces, shared by the cuda and rocm
-// plugins (devices {kDeviceType}). Each serves every call of its interface that its refusal
-// accepts, whatever the strides of the op's own views (the ops pass contiguous tensors; odd
-// offsets take the kernels' scalar paths), and launches on the calling thread's current
-// stream of the call's device, allocating its outputs (and any workspace) from that device's
-// stream-ordered pool. Nothing is compiled, queried from the device or synchronised on a call.
-// supported_archs stays "every arch": the cuda build embeds sm_90a machine code and
-// compute_75 PTX, which the driver compiles for any other GPU that CUDA 13 supports.
+// plugins (devices {kDeviceType}, supported_archs kKernelArchs). Each serves every call of its
+// interface that its refusal accepts, whatever the strides of the op's own views (the ops pass
+// contiguous tensors; odd offsets take the kernels' scalar paths), and launches on the calling
+// thread's current stream of the call's device, allocating its outputs (and any workspace)
+// from that device's stream-ordered pool. Nothing is compiled, queried from the device or
+// synchronised on a call. On cuda, kKernelArchs is empty ("every arch"): the build embeds sm_90a
+// machine code and compute_75 PTX, which the driver compiles for any GPU that CUDA 13 supports.
 #pragma once
 
 #include "tileops/ops/elementwise_kernels.hpp"
@@ -22,6 +22,7 @@ std::optional<std::string> refuse_unless_float(DType dtype);
 class RMSNormKernel final : public Kernel, public RMSNormFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const LayerNormCall& call) { return refuse_unless_float(call.dtype); }
   explicit RMSNormKernel(const LayerNormCall& call) : call_(call) {}
   Tensor forward(const Tensor& x, const Tensor& weight) override;
@@ -33,6 +34,7 @@ class RMSNormKernel final : public Kernel, public RMSNormFwdInterface {
 class LayerNormKernel final : public Kernel, public LayerNormFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const LayerNormCall& call) { return refuse_unless_float(call.dtype); }
   explicit LayerNormKernel(const LayerNormCall& call) : call_(call) {}
   Tensor forward(const Tensor& x, const Tensor& weight, const Tensor& bias) override;
@@ -45,6 +47,7 @@ class LayerNormKernel final : public Kernel, public LayerNormFwdInterface {
 class SoftmaxKernel final : public Kernel, public SoftmaxFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const SoftmaxCall& call) { return refuse_unless_float(call.dtype); }
   explicit SoftmaxKernel(const SoftmaxCall& call) : call_(call) {}
   Tensor forward(const Tensor& x) override;
@@ -56,6 +59,7 @@ class SoftmaxKernel final : public Kernel, public SoftmaxFwdInterface {
 class SiluAndMulKernel final : public Kernel, public SiluAndMulFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const ElementwiseCall& call) { return refuse_unless_float(call.dtype); }
   explicit SiluAndMulKernel(const ElementwiseCall&) {}
   Tensor forward(const Tensor& x) override;
@@ -66,6 +70,7 @@ class SiluAndMulKernel final : public Kernel, public SiluAndMulFwdInterface {
 class AddKernel final : public Kernel, public AddFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const AddCall& call);
   explicit AddKernel(const AddCall& call) : call_(call) {}
   void forward(const Tensor& a, const Tensor& b, double alpha, const Tensor& out) override;
@@ -77,6 +82,7 @@ class AddKernel final : public Kernel, public AddFwdInterface {
 class ReluKernel final : public Kernel, public ReluFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const ElementwiseCall& call) { return refuse_unless_float(call.dtype); }
   explicit ReluKernel(const ElementwiseCall&) {}
   void forward(const Tensor& x, const Tensor& out) override;
@@ -86,6 +92,7 @@ class ReluKernel final : public Kernel, public ReluFwdInterface {
 class AlibiKernel final : public Kernel, public AlibiFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const AlibiCall& call) { return refuse_unless_float(call.dtype); }
   explicit AlibiKernel(const AlibiCall& call);
   Tensor forward() override;
@@ -101,6 +108,7 @@ template <bool kProduct, class Interface>
 class ReduceKernel final : public Kernel, public Interface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const ReduceCall& call);
   explicit ReduceKernel(const ReduceCall& call);
   void forward(const Tensor& x, const Tensor& y, const ReduceExtents& extents) override;
@@ -114,6 +122,7 @@ using ProdKernel = ReduceKernel<true, ProdFwdInterface>;
 class BatchNormTrainKernel final : public Kernel, public BatchNormTrainFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const BatchNormCall& call) { return refuse_unless_float(call.dtype); }
   explicit BatchNormTrainKernel(const BatchNormCall& call);
   BatchNormTrainResult forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
@@ -127,6 +136,7 @@ class BatchNormTrainKernel final : public Kernel, public BatchNormTrainFwdInterf
 class BatchNormInferKernel final : public Kernel, public BatchNormInferFwdInterface {
  public:
   static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
   static std::optional<std::string> refusal(const BatchNormCall& call) { return refuse_unless_float(call.dtype); }
   explicit BatchNormInferKernel(const BatchNormCall& call) : call_(call) {}
   Tensor forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,

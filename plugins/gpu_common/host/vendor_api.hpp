@@ -1,14 +1,20 @@
 // The GPU runtime API under one set of names for the host code shared by the cuda and rocm
 // plugins: the CUDA runtime when compiled for cuda, HIP's (same calls, `hip` prefix) when
-// TILEOPS_GPU_HIP is defined. Only what the shared runtime and launchers use is mapped.
+// TILEOPS_GPU_HIP is defined. Only what the shared runtime and launchers use is mapped, and
+// the few places where the two APIs differ (facts_of) are spelled out here.
 #pragma once
+
+#include <string>
 
 #if defined(TILEOPS_GPU_HIP)
 #include <hip/hip_runtime_api.h>
+
+#include "gfx_arch.hpp"
 #else
 #include <cuda_runtime_api.h>
 #endif
 
+#include "tileops/device_runtime.hpp"
 #include "vendor.hpp"
 
 namespace tileops::gpu::api {
@@ -50,6 +56,16 @@ inline Error copy_on_device(void* d, const void* s, size_t n, Stream st) {
 }
 inline Error stream_synchronize(Stream s) { return hipStreamSynchronize(s); }
 inline Error device_synchronize() { return hipDeviceSynchronize(); }
+// arch: the gfx processor number (gfx_arch.hpp). HIP 5.2 has no opt-in shared memory limit:
+// a block gets sharedMemPerBlock bytes of LDS (64 KiB on CDNA).
+inline DeviceFacts facts_of(const DeviceProp& p) {
+  DeviceFacts f;
+  f.arch = gfx_arch_number(p.gcnArchName);
+  f.name = std::string(p.name) + " (" + p.gcnArchName + ")";
+  f.sm_count = p.multiProcessorCount;
+  f.smem_budget = p.sharedMemPerBlock;
+  return f;
+}
 #else
 using Error = cudaError_t;
 using Stream = cudaStream_t;
@@ -85,6 +101,19 @@ inline Error copy_on_device(void* d, const void* s, size_t n, Stream st) {
 }
 inline Error stream_synchronize(Stream s) { return cudaStreamSynchronize(s); }
 inline Error device_synchronize() { return cudaDeviceSynchronize(); }
+// arch: the compute capability as major * 10 + minor (90 for sm_90).
+inline DeviceFacts facts_of(const DeviceProp& p) {
+  DeviceFacts f;
+  f.arch = p.major * 10 + p.minor;
+  f.name = p.name;
+  f.sm_count = p.multiProcessorCount;
+  f.smem_budget = p.sharedMemPerBlockOptin != 0 ? p.sharedMemPerBlockOptin : p.sharedMemPerBlock;
+  return f;
+}
 #endif
+
+// Resets the calling thread's last error once a failure has been handled (HIP declares its
+// status type nodiscard).
+inline void clear_last_error() { static_cast<void>(get_last_error()); }
 
 }  // namespace tileops::gpu::api
