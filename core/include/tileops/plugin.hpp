@@ -33,7 +33,7 @@
 
 // The plugin ABI this header describes. Bumped whenever a change to a public tileops type or
 // entry point breaks plugins built against an earlier header.
-#define TILEOPS_PLUGIN_ABI_VERSION 1
+#define TILEOPS_PLUGIN_ABI_VERSION 2
 
 // Status values of tileops_plugin_register.
 #define TILEOPS_PLUGIN_OK 0
