@@ -26,6 +26,9 @@ unset TILEOPS_DEFAULT_TARGET TILEOPS_CONFIG
 printf 'default_target = acme\n' > "$work/tileops.conf"
 TILEOPS_CONFIG="$work/tileops.conf" "$work/acme/acme_demo" --default-acme
 
-# The relocated tileops program sees the plugin too.
+# The relocated tileops program sees the plugin too, and checks an op on acme tensors against
+# the reference kernels run on host copies.
 "$work/moved/bin/tileops" targets | grep -q "acme"
+"$work/moved/bin/tileops" run RMSNormFwdOp -p normalized_shape=[64] -i x=[4,64]:float32 -i weight=[64]:float32 \
+  --device acme:0 --check -r 1 | grep -q "check:    y max abs .*PASS"
 echo "acme example: all checks passed"
