@@ -167,7 +167,7 @@ TEST_CASE("GPU: float32 GEMM is exact float32 (no TF32) unless TILEOPS_CUDA_ALLO
   REQUIRE(config.has_value());
   CHECK(config->find("compute=32F ") != std::string::npos);
 
-  const std::string cli = std::string(TILEOPS_CLI_PATH) + " run GemmFwdOp -p trans_b=false -i a=[64,256]:float32 "
+  const std::string cli = test::tileops_cli_path() + " run GemmFwdOp -p trans_b=false -i a=[64,256]:float32 "
                                                           "-i b=[256,96]:float32 --device cuda:0 --json -r 1";
   const auto tf32 = test::run_command("TILEOPS_CUDA_ALLOW_TF32=1 " + cli);
   REQUIRE(tf32.status == 0);
@@ -213,7 +213,7 @@ TEST_CASE("GPU: one GEMM entry serves threads calling it on their own streams at
 
 TEST_CASE("GPU: tileops run --check compares GEMM and the SwiGLU MLP on cuda:0 with the reference on the host") {
   if (cuda_or_skip() == nullptr) return;
-  const std::string cli = TILEOPS_CLI_PATH;
+  const std::string cli = test::tileops_cli_path();
   for (const std::string args : {"GemmFwdOp --workload llama-8b-qkv-decode", "SwiGLUMLPFwdOp --workload llama-8b-decode"}) {
     CAPTURE(args);
     const auto r = test::run_command(cli + " run " + args + " --device cuda:0 --check --json -r 2");
