@@ -26,8 +26,10 @@ namespace {
 
 const Device kGpu = Device::parse("cuda:0");
 
-Tensor random_on_gpu(const Shape& shape, DType dtype, unsigned seed) {
-  return testing::random_tensors({TensorSpec{Device::cpu(), dtype, shape}}, Device::cpu(), seed).front().to(kGpu);
+Tensor random_on_gpu(std::vector<std::int64_t> shape, DType dtype, unsigned seed) {
+  return testing::random_tensors({TensorSpec{Device::cpu(), dtype, Shape(shape.begin(), shape.end())}}, Device::cpu(), seed)
+      .front()
+      .to(kGpu);
 }
 
 struct Block {
