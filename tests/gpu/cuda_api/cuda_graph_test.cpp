@@ -106,6 +106,7 @@ TEST_CASE("GPU: a warmed Graph of the Llama block recorded as a CUDA graph repla
     cudaStream_t stream{};
     REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
     recorded.inputs()[0].copy_from(x);
+    synchronize();  // the copy ran on the default stream, which `stream` does not wait for
     {
       StreamGuard on(kGpu, stream);
       for (int i = 0; i < 3; ++i) recorded.replay();
