@@ -31,4 +31,5 @@ TILEOPS_CONFIG="$work/tileops.conf" "$work/acme/acme_demo" --default-acme
 "$work/moved/bin/tileops" targets | grep -q "acme"
 "$work/moved/bin/tileops" run RMSNormFwdOp -p normalized_shape=[64] -i x=[4,64]:float32 -i weight=[64]:float32 \
   --device acme:0 --check -r 1 | grep -q "check:    y max abs .*PASS"
+"$work/moved/bin/tileops" bench RMSNormFwdOp --device acme:0 --cap 16 -r 1 --peak-gflops 10 | grep -q "RMSNormFwdOp .* target"
 echo "acme example: all checks passed"
