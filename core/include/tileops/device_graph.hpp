@@ -49,7 +49,8 @@ class TILEOPS_API DeviceGraph {
   const Device& device() const { return device_; }
   // The buffers the recorded work reads (the Graph overload's inputs; empty otherwise).
   const std::vector<Tensor>& inputs() const { return inputs_; }
-  // The recorded work's results, rewritten in place by every replay.
+  // The recorded work's results, rewritten in place by every replay. Tensors the recording
+  // allocated hold data only once a replay has run: read them after replay().
   const std::vector<Tensor>& outputs() const { return outputs_; }
 
   // Queues one replay on the calling thread's current stream of the device; returns without
