@@ -1,17 +1,25 @@
 #!/usr/bin/env python3
-"""Runs gpu_op_bench and PyTorch's own kernels on the same shapes, in one process run on one
-GPU, and prints a Markdown table: tileops time, achieved GB/s (the manifest roofline's bytes
-over the time), the share of this run's device-to-device copy bandwidth, PyTorch's time and
-the ratio of the two; then the host time of one cached tiny call on each side.
+"""Runs a tileops GPU benchmark and PyTorch on the same shapes, in one process run on one GPU,
+and prints a Markdown table.
 
-PyTorch is timed as gpu_op_bench times tileops: CUDA events around batches of calls after a
+--suite ops (gpu_op_bench): per memory-bound op, tileops time, achieved GB/s (the manifest
+roofline's bytes over the time), the share of this run's device-to-device copy bandwidth,
+PyTorch's time and the ratio of the two; then the host time of one cached tiny call on each
+side.
+
+--suite block (gpu_block_bench): GEMM at decode and prefill shapes against torch.matmul on the
+same tensors, then the Llama-3.1-8B block at 4 and 2048 tokens: tileops eager and replayed as a
+CUDA graph, PyTorch eager and under torch.cuda.graphs, with the same weights and dtype.
+
+PyTorch is timed as the binaries time tileops: CUDA events around batches of calls after a
 warm-up, the median of 15 batches, inputs rotated among the same number of copies.
 
-Usage: compare_torch.py BENCH_BINARY [--json OUT.json] [--markdown OUT.md]
+Usage: compare_torch.py BENCH_BINARY [--suite ops|block] [--json OUT.json] [--markdown OUT.md]
 """
 import argparse
 import datetime
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -99,14 +107,109 @@ def torch_tiny_call_us():
     return statistics.median(per_call)
 
 
+def fill(shape, dtype, mult, scale):
+    """The values gpu_block_bench gives a tensor: element i is scale * ((i * mult) % 2001 / 1000 - 1)."""
+    i = torch.arange(math.prod(shape), device="cuda", dtype=torch.int64)
+    v = ((i * mult) % 2001).to(torch.float32) / 1000.0 - 1.0
+    return (v * scale).to(DTYPES[dtype]).reshape(shape)
+
+
+def torch_block(dtype):
+    w_norm = fill((4096,), dtype, 31, 1.0)
+    w_gate_up = fill((2 * 14336, 4096), dtype, 104729, 0.02)
+    w_down = fill((4096, 14336), dtype, 15485863, 0.02)
+
+    def block(x):
+        h = F.rms_norm(x, (4096,), w_norm, 1e-5)
+        gate_up = torch.matmul(h, w_gate_up.t())
+        return x + torch.matmul(F.silu(gate_up[:, :14336]) * gate_up[:, 14336:], w_down.t())
+
+    return block
+
+
+def torch_graph_ms(block, x):
+    static_x = x.clone()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            block(static_x)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_y = block(static_x)
+    ms = time_calls(lambda i: graph.replay(), 1)
+    torch.cuda.synchronize()
+    return ms, static_y.double().sum().item()
+
+
+def block_suite(rows, copy):
+    lines = [
+        f"GEMM and Llama-3.1-8B block benchmark, {datetime.date.today().isoformat()}, {copy['device']}, "
+        f"PyTorch {torch.__version__}; device-to-device copy: {copy['gbps']:.0f} GB/s (bytes read + written)",
+        "",
+        "GEMM d = a · bᵀ (a [m, k], b [n, k]), against torch.matmul(a, b.t()) on the same tensors:",
+        "",
+        "| case | m x n x k | dtype | tileops ms | TFLOP/s | GB/s | of copy | torch ms | torch / tileops | kernel |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for r in (r for r in rows if r["kind"] == "gemm"):
+        a = fill((r["m"], r["k"]), r["dtype"], 7919, 1.0)
+        b = fill((r["n"], r["k"]), r["dtype"], 104729, 0.02)
+        r["torch_ms"] = time_calls(lambda i: torch.matmul(a, b.t()), 1)
+        gbps = r["bytes"] / (r["ms"] * 1e-3) / 1e9
+        lines.append(
+            f"| {r['case']} | {r['m']}x{r['n']}x{r['k']} | {r['dtype']} | {r['ms']:.4f} | "
+            f"{r['flops'] / (r['ms'] * 1e-3) / 1e12:.1f} | {gbps:.0f} | {100 * gbps / copy['gbps']:.0f}% | "
+            f"{r['torch_ms']:.4f} | {r['torch_ms'] / r['ms']:.2f} | {r['kernel']} |"
+        )
+        del a, b
+        torch.cuda.empty_cache()
+    lines += [
+        "",
+        "Llama-3.1-8B block (RMSNorm → SwiGLU MLP → residual add, hidden 4096, intermediate 14336), ms per block; "
+        "GB/s counts the manifest rooflines' bytes:",
+        "",
+        "| tokens | dtype | tileops eager | tileops CUDA graph | torch eager | torch CUDA graph | "
+        "eager GB/s | graph GB/s | torch eager / tileops eager | torch graph / tileops graph | output sums (tileops, torch) |",
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    blocks = [r for r in rows if r["kind"] == "block"]
+    block = torch_block(blocks[0]["dtype"]) if blocks else None
+    for r in blocks:
+        x = fill((r["tokens"], 4096), r["dtype"], 7919, 1.0)
+        r["torch_eager_ms"] = time_calls(lambda i: block(x), 1)
+        r["torch_graph_ms"], r["torch_sum"] = torch_graph_ms(block, x)
+        lines.append(
+            f"| {r['tokens']} | {r['dtype']} | {r['eager_ms']:.4f} | {r['graph_ms']:.4f} | "
+            f"{r['torch_eager_ms']:.4f} | {r['torch_graph_ms']:.4f} | {r['bytes'] / (r['eager_ms'] * 1e-3) / 1e9:.0f} | "
+            f"{r['bytes'] / (r['graph_ms'] * 1e-3) / 1e9:.0f} | {r['torch_eager_ms'] / r['eager_ms']:.2f} | "
+            f"{r['torch_graph_ms'] / r['graph_ms']:.2f} | {r['sum']:.4g}, {r['torch_sum']:.4g} |"
+        )
+        del x
+        torch.cuda.empty_cache()
+    kernels = sorted({r["kernels"] for r in blocks})
+    if kernels:
+        lines += ["", "tileops kernels of the block: " + "; ".join(kernels)]
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bench")
+    ap.add_argument("--suite", choices=["ops", "block"], default="ops")
     ap.add_argument("--json")
     ap.add_argument("--markdown")
     args = ap.parse_args()
-    out = subprocess.run([args.bench], check=True, capture_output=True, text=True).stdout
-    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    proc = subprocess.run([args.bench], capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(f"{args.bench} exited with status {proc.returncode}:\n{proc.stderr}", file=sys.stderr)
+    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    if args.suite == "block":
+        copy = next(r for r in rows if r["kind"] == "copy")
+        return write(block_suite(rows, copy), rows, args) or (1 if proc.returncode else 0)
+    if proc.returncode != 0:
+        return 1
     copy = next(r for r in rows if r["kind"] == "copy")
     host = next(r for r in rows if r["kind"] == "host_call")
     lines = [
@@ -139,6 +242,10 @@ def main():
         f"{host['pool_alloc_free_us']:.2f} us, cudaGetDevice {host['get_device_us']:.3f} us, "
         f"an empty kernel's launch {host['empty_launch_us']:.2f} us",
     ]
+    return write(lines, rows, args)
+
+
+def write(lines, rows, args):
     table = "\n".join(lines)
     print(table)
     if args.markdown:
@@ -147,6 +254,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
+    return 0
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@
 // cached call of a tiny op. bench/gpu/compare_torch.py runs it beside PyTorch's kernels on
 // the same shapes and prints the table.
 //
-// Method: CUDA events around batches of calls on the default stream, after a warm-up; the
-// median over repetitions; inputs rotated among enough copies that a batch reads more than
+// Method (bench_timing.hpp): CUDA events around batches of calls on the default stream, after a
+// warm-up; the median over repetitions; inputs rotated among enough copies that a batch reads more than
 // twice the L2 cache (at most 64 copies), so that sizes that fit in it are not timed from it.
 #include <cuda_runtime_api.h>
 
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "tileops/ops/batch_norm.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/layer_norm.hpp"
@@ -32,59 +33,9 @@ namespace {
 using namespace tileops;
 const Device kGpu = Device::parse("cuda:0");
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "gpu_op_bench: %s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// Median milliseconds per call of `call(i)` (i picks the input copy), timed with events.
-double time_calls(const std::function<void(int)>& call, int copies) {
-  for (int i = 0; i < 10; ++i) call(i % copies);
-  check(cudaDeviceSynchronize(), "warm-up");
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "event");
-  check(cudaEventCreate(&stop), "event");
-  // Calls per batch: enough for a batch of about 2 ms, at most 200.
-  check(cudaEventRecord(start), "record");
-  call(0);
-  check(cudaEventRecord(stop), "record");
-  check(cudaEventSynchronize(stop), "sync");
-  float one = 0;
-  check(cudaEventElapsedTime(&one, start, stop), "elapsed");
-  const int batch = std::clamp(static_cast<int>(2.0 / std::max(one, 1e-3f)), 1, 200);
-  std::vector<double> per_call;
-  for (int rep = 0; rep < 15; ++rep) {
-    check(cudaEventRecord(start), "record");
-    for (int i = 0; i < batch; ++i) call((rep * batch + i) % copies);
-    check(cudaEventRecord(stop), "record");
-    check(cudaEventSynchronize(stop), "sync");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
-    per_call.push_back(ms / batch);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return median(per_call);
-}
-
-double copy_bandwidth_gbps() {
-  const std::size_t bytes = std::size_t{1} << 30;
-  void *a = nullptr, *b = nullptr;
-  check(cudaMalloc(&a, bytes), "cudaMalloc");
-  check(cudaMalloc(&b, bytes), "cudaMalloc");
-  check(cudaMemset(a, 1, bytes), "memset");
-  const double ms = time_calls([&](int) { check(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice), "copy"); }, 1);
-  cudaFree(a);
-  cudaFree(b);
-  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
-}
+using bench::check;
+using bench::median;
+using bench::time_calls;
 
 Tensor random_gpu(const Shape& shape, DType dtype, unsigned seed) {
   return testing::random_tensors({TensorSpec{Device::cpu(), dtype, shape}}, Device::cpu(), seed).front().to(kGpu);
@@ -215,7 +166,7 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "properties");
-  const double copy = copy_bandwidth_gbps();
+  const double copy = bench::copy_bandwidth_gbps();
   std::printf("{\"kind\": \"copy\", \"device\": \"%s\", \"gbps\": %.1f}\n", prop.name, copy);
   const std::string only = argc > 1 ? argv[1] : "";
   for (const Case& c : cases()) {

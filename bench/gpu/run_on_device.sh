@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (through the device tool), from the repository root, over a build
-# packed into .dev by ../shared/tools/pack-for-device.sh: the GPU test cases, then the GPU op
-# benchmark beside PyTorch. Logs and tables go to $OUT:
+# packed into .dev by ../shared/tools/pack-for-device.sh: the GPU test cases, the main job on
+# the GPU, then the benchmarks beside PyTorch. Logs and tables go to $OUT:
 #   gpu.txt          the GPU and its clocks before the runs
 #   gpu_tests.log    the doctest output of every "GPU: ..." case
-#   gpu_bench.md     the benchmark table; gpu_bench.json its figures
+#   embed.log        embed_llama_block --device cuda:0 (the Llama-3.1-8B block, checked)
+#   gpu_bench.md     the memory-bound op table; gpu_bench.json its figures
+#   block_bench.md   the GEMM and Llama block table; block_bench.json its figures
+# --tests-only stops after the tests and the main job. About five minutes in all on an H200.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 dev=${TILEOPS_DEV_DIR:-.dev}
@@ -15,8 +18,12 @@ status=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$out/gpu.txt" 2>&1
 "$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
 tail -n 25 "$out/gpu_tests.log"
+"$dev/bin/embed_llama_block" --device cuda:0 >"$out/embed.log" 2>&1 || status=1
+tail -n 8 "$out/embed.log"
 if [ "${1:-}" != "--tests-only" ]; then
   python3 bench/gpu/compare_torch.py "$dev/bin/gpu_op_bench" --json "$out/gpu_bench.json" \
-    --markdown "$out/gpu_bench.md" || status=1
+    --markdown "$out/gpu_bench.md" >/dev/null || status=1
+  python3 bench/gpu/compare_torch.py "$dev/bin/gpu_block_bench" --suite block --json "$out/block_bench.json" \
+    --markdown "$out/block_bench.md" || status=1
 fi
 exit $status

@@ -32,6 +32,18 @@ std::vector<Tensor> clone_all(const std::vector<Tensor>& tensors) {
   return out;
 }
 
+std::vector<Tensor> host_copies(const std::vector<Tensor>& tensors) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : tensors) {
+    if (!t.defined()) {
+      out.push_back(t);
+    } else {
+      out.push_back(t.device().is_cpu() ? t.clone() : t.to(Device::cpu()));
+    }
+  }
+  return out;
+}
+
 double tolerance(DType dtype) {
   switch (dtype) {
     case DType::float32: return 1e-4;

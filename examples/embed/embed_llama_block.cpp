@@ -2,9 +2,9 @@
 // residual add — on random weights of a real model's size, with the device and target chosen
 // at run time. It prints which plugins loaded, then per op the serving target, the kernels,
 // the time and the roofline figures, and checks the block's output against the reference
-// kernels.
+// kernels, which run on host copies of the inputs whatever the device (cuda:0, say).
 //
-//   embed_llama_block [--device cpu|acme:0|...] [--target NAME|builtin|reference]
+//   embed_llama_block [--device cpu|cuda:0|acme:0|...] [--target NAME|builtin|reference]
 //                     [--config FILE] [--tokens N] [--dtype bfloat16|float16|float32]
 //                     [--hidden H] [--intermediate I]
 // Defaults: Llama-3.1-8B (hidden 4096, intermediate 14336), 4 tokens, bfloat16, cpu.
@@ -16,6 +16,7 @@
 
 #include "tileops/backend.hpp"
 #include "tileops/config.hpp"
+#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/rms_norm.hpp"
@@ -116,10 +117,14 @@ void report(const char* name, const Op& op, double seconds) {
               r.bytes / seconds / 1e9, r.flops / seconds / 1e9, kernels_of(op).c_str());
 }
 
+// Seconds `f` takes on `device`, its queued device work included.
 template <class F>
-double timed(F&& f) {
+double timed(const Device& device, F&& f) {
+  DeviceRuntime& rt = device_runtime(device.type());
+  rt.synchronize(device.index());
   const auto start = std::chrono::steady_clock::now();
   f();
+  rt.synchronize(device.index());
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
@@ -152,16 +157,20 @@ int main(int argc, char** argv) {
     const Tensor w_down = random({o.hidden, o.intermediate}, o.dtype, device, 0.02f, 4);
 
     Block block(o, o.target);
-    auto run = [&](Block& b) { return (*b.residual)(x, (*b.mlp)((*b.norm)(x, norm_weight), w_gate_up, w_down)); };
-    run(block);  // the first call selects targets and builds kernels
+    auto run = [](Block& b, const Tensor& x, const Tensor& norm_weight, const Tensor& w_gate_up, const Tensor& w_down) {
+      return (*b.residual)(x, (*b.mlp)((*b.norm)(x, norm_weight), w_gate_up, w_down));
+    };
+    run(block, x, norm_weight, w_gate_up, w_down);  // the first call selects targets and builds kernels
     std::printf("\n%-16s %-10s %9s %9s %9s   %s\n", "op", "target", "ms", "GB/s", "GFLOP/s", "kernels");
     Tensor h, m, y;
-    report("RMSNormFwdOp", *block.norm, timed([&] { h = (*block.norm)(x, norm_weight); }));
-    report("SwiGLUMLPFwdOp", *block.mlp, timed([&] { m = (*block.mlp)(h, w_gate_up, w_down); }));
-    report("AddFwdOp", *block.residual, timed([&] { y = (*block.residual)(x, m); }));
+    report("RMSNormFwdOp", *block.norm, timed(device, [&] { h = (*block.norm)(x, norm_weight); }));
+    report("SwiGLUMLPFwdOp", *block.mlp, timed(device, [&] { m = (*block.mlp)(h, w_gate_up, w_down); }));
+    report("AddFwdOp", *block.residual, timed(device, [&] { y = (*block.residual)(x, m); }));
 
+    // The reference kernels run on the host: copies of the same inputs.
     Block reference(o, std::string(REFERENCE));
-    const Tensor want = run(reference);
+    const Device cpu = Device::cpu();
+    const Tensor want = run(reference, x.to(cpu), norm_weight.to(cpu), w_gate_up.to(cpu), w_down.to(cpu));
     const testing::Comparison c = testing::compare(y, want);
     std::printf("\ncheck against the reference kernels: max abs error %.3g, max rel error %.3g (tolerance %.0e): %s\n",
                 c.max_abs, c.max_rel, testing::tolerance(o.dtype), c.ok ? "PASS" : "FAIL");

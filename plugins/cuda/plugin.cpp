@@ -1,6 +1,7 @@
 // libtileops_cuda.so: the "cuda" device runtime (stream-ordered pool memory, current streams,
-// copies) and CUDA kernels for the op set's memory-bound interfaces, both from the sources
-// shared with the rocm plugin (plugins/gpu_common).
+// copies, CUDA graphs) and CUDA kernels for the op set, from the sources shared with the rocm
+// plugin (plugins/gpu_common), plus GEMM through cuBLASLt, which is CUDA's own.
+#include "cublaslt_gemm.hpp"
 #include "gpu_runtime.hpp"
 #include "register_kernels.hpp"
 #include "tileops/plugin.hpp"
@@ -8,4 +9,5 @@
 TILEOPS_PLUGIN(cuda, TILEOPS_VERSION_STRING, registrar) {
   registrar.register_device_runtime(tileops::gpu::runtime());
   tileops::gpu::register_kernels(registrar);
+  registrar.register_kernel_type<tileops::cuda::CublasLtGemmKernel>("GemmFwdOp", "cuda_cublaslt_gemm");
 }

@@ -7,6 +7,7 @@
 set(TILEOPS_GPU_COMMON_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(TILEOPS_GPU_KERNEL_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/kernels/batch_norm.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/dot_rows.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/elementwise.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/reduce.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/row_norm.cu
@@ -14,6 +15,7 @@ set(TILEOPS_GPU_KERNEL_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/kernels/strided_copy.cu)
 set(TILEOPS_GPU_HOST_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/host/elementwise_kernel_types.cpp
+  ${TILEOPS_GPU_COMMON_DIR}/host/gemm_kernel_types.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/gpu_runtime.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/norm_kernel_types.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/reduce_kernel_types.cpp

@@ -28,7 +28,8 @@ unset TILEOPS_DEFAULT_TARGET TILEOPS_CONFIG
 printf 'default_target = acme\n' > "$work/tileops.conf"
 TILEOPS_CONFIG="$work/tileops.conf" "$work/acme/acme_demo" --default-acme
 
-# The relocated tileops program sees the plugin too.
+# The relocated tileops program sees the plugin too, and checks an op on acme tensors against
+# the reference kernels run on host copies.
 "$work/moved/bin/tileops" targets | grep -q "acme"
 cmake -S "$source_dir/tests/acme/unresolved_plugin" -B "$work/unresolved" -G Ninja \
   -DCMAKE_PREFIX_PATH="$work/moved" > "$work/unresolved.log"
@@ -37,4 +38,7 @@ if cmake --build "$work/unresolved" >> "$work/unresolved.log" 2>&1; then
   exit 1
 fi
 grep -q "undefined reference to .defined_nowhere" "$work/unresolved.log"
+"$work/moved/bin/tileops" run RMSNormFwdOp -p normalized_shape=[64] -i x=[4,64]:float32 -i weight=[64]:float32 \
+  --device acme:0 --check -r 1 | grep -q "check:    y max abs .*PASS"
+"$work/moved/bin/tileops" bench RMSNormFwdOp --device acme:0 --cap 16 -r 1 --peak-gflops 10 | grep -q "RMSNormFwdOp .* target"
 echo "acme example: all checks passed"

@@ -79,10 +79,9 @@ constexpr DType kFloats[] = {DType::float32, DType::float16, DType::bfloat16};
 
 }  // namespace
 
-TEST_CASE("GPU: every op with cuda kernels matches the reference on every workload row and floating dtype") {
+TEST_CASE("GPU: every op matches the reference on every workload row and floating dtype") {
   if (cuda_or_skip() == nullptr) return;
-  // GEMM (and the MLP built on it) has no cuda kernel type in this plugin.
-  testing::check_workloads_against_reference(kGpu, {"GemmFwdOp", "SwiGLUMLPFwdOp"});
+  testing::check_workloads_against_reference(kGpu);
 }
 
 TEST_CASE("GPU: row ops serve one-element, odd-sized, register-sized and streamed rows, and odd views") {

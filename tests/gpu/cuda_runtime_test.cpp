@@ -5,9 +5,9 @@
 #include <iostream>
 
 #include "support/gpu.hpp"
+#include "support/test_ops.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/ops/gemm.hpp"
 #include "tileops/stream.hpp"
 
 using namespace tileops;
@@ -44,10 +44,9 @@ TEST_CASE("GPU: tensors round-trip between host and cuda memory, strided views i
 
 TEST_CASE("GPU: an op without CUDA kernels says so on cuda tensors") {
   if (cuda_or_skip() == nullptr) return;
-  GemmFwdOp op;
-  const Tensor a = Tensor::zeros({2, 3}, DType::float32, Device::parse("cuda:0"));
-  const Tensor b = Tensor::zeros({4, 3}, DType::float32, Device::parse("cuda:0"));
-  CHECK_THROWS_WITH_AS(op(a, b), doctest::Contains("in-tree kernels do not run on cuda:0"), OpNotAvailableError);
+  test::ScaleTestFwdOp op(2.0);  // the test op: host kernels only
+  const Tensor x = Tensor::zeros({2, 3}, DType::float32, Device::parse("cuda:0"));
+  CHECK_THROWS_WITH_AS(op(x), doctest::Contains("in-tree kernels do not run on cuda:0"), OpNotAvailableError);
 }
 
 TEST_CASE("GPU: a stream guard makes a stream current for its lifetime only, per device") {

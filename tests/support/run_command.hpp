@@ -3,11 +3,21 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <sys/wait.h>
 
 namespace tileops::test {
+
+// The tileops program beside the running test binary (a build tree copied elsewhere, as for
+// the GPU machine), else the one this build made.
+inline std::string tileops_cli_path() {
+  std::error_code ec;
+  const std::filesystem::path beside = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "tileops";
+  if (!ec && std::filesystem::exists(beside, ec)) return beside.string();
+  return TILEOPS_CLI_PATH;
+}
 
 struct CommandResult {
   int status = -1;

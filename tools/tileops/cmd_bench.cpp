@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include "command.hpp"
@@ -16,6 +17,7 @@
 #include "op_inputs.hpp"
 #include "op_report.hpp"
 #include "tileops/backend.hpp"
+#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/testing.hpp"
@@ -30,14 +32,18 @@ struct Peaks {
   double flops_per_second;
 };
 
-// The host's memory bandwidth (median of three 256 MiB copies, one slice per hardware thread, as
-// the CPU kernels run) and FLOP rate (a float32 1024^3 GEMM through GemmFwdOp), measured now;
-// flags override either.
+// The peaks of `device`, measured now unless flags give them. On the host: the memory
+// bandwidth (median of three 256 MiB copies, one slice per hardware thread, as the CPU kernels
+// run) and the FLOP rate of a float32 1024^3 GEMM through GemmFwdOp. On a device the host
+// cannot address (an accelerator): a 256 MiB device-to-device copy and a bfloat16 4096^3
+// GEMM. A device without a GEMM kernel gets no FLOP peak (the roofline is then bytes only).
 Peaks measure_peaks(const po::variables_map& vm, const Device& device) {
   Peaks p{0, 0};
+  DeviceRuntime& rt = device_runtime(device.type());
+  const bool on_host = rt.host_accessible();
   if (vm.count("peak-gbps")) {
     p.bytes_per_second = vm["peak-gbps"].as<double>() * 1e9;
-  } else {
+  } else if (on_host) {
     const std::size_t n = std::size_t{256} << 20;
     std::vector<char> a(n, 1), b(n, 2);
     const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
@@ -52,16 +58,28 @@ Peaks measure_peaks(const po::variables_map& vm, const Device& device) {
     };
     const double s = median_seconds(copy, Device::cpu(), 1, 3);
     p.bytes_per_second = 2.0 * static_cast<double>(n) / s;
+  } else {
+    const std::int64_t n = std::int64_t{256} << 20;
+    const Tensor a = Tensor::zeros({n}, DType::uint8, device), b = Tensor::empty({n}, DType::uint8, device);
+    const double s = median_seconds([&] { rt.copy_on_device(b.data_ptr(), a.data_ptr(), n, device.index()); }, device, 1, 3);
+    p.bytes_per_second = 2.0 * static_cast<double>(n) / s;
   }
   if (vm.count("peak-gflops")) {
     p.flops_per_second = vm["peak-gflops"].as<double>() * 1e9;
-  } else {
+    return p;
+  }
+  const std::int64_t size = on_host ? 1024 : 4096;
+  const DType dtype = on_host ? DType::float32 : DType::bfloat16;
+  try {
     GemmFwdOp gemm(false, false);
     const auto in = testing::random_tensors(
-        {TensorSpec{device, DType::float32, Shape{1024, 1024}}, TensorSpec{device, DType::float32, Shape{1024, 1024}}},
-        device);
+        {TensorSpec{device, dtype, Shape{size, size}}, TensorSpec{device, dtype, Shape{size, size}}}, device);
     const double s = median_seconds([&] { gemm(in[0], in[1]); }, device, 1, 3);
-    p.flops_per_second = 2.0 * 1024 * 1024 * 1024 / s;
+    p.flops_per_second = 2.0 * static_cast<double>(size * size) * static_cast<double>(size) / s;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "tileops bench: no FLOP peak on %s (%s); the roofline counts bytes only\n",
+                 device.str().c_str(), e.what());
+    p.flops_per_second = std::numeric_limits<double>::infinity();
   }
   return p;
 }
@@ -164,8 +182,10 @@ int run_bench(const std::vector<std::string>& args) {
                      .dump(2)
               << "\n";
   } else {
-    std::printf("peaks: %.1f GB/s (memcpy on every hardware thread), %.1f GFLOP/s (float32 GEMM 1024^3)\n\n", peaks.bytes_per_second / 1e9,
-                peaks.flops_per_second / 1e9);
+    const bool on_host = device_runtime(device.type()).host_accessible();
+    std::printf("peaks: %.1f GB/s (%s), %.1f GFLOP/s (%s)\n\n", peaks.bytes_per_second / 1e9,
+                on_host ? "memcpy on every hardware thread" : "device-to-device copy", peaks.flops_per_second / 1e9,
+                on_host ? "float32 GEMM 1024^3" : "bfloat16 GEMM 4096^3");
     std::printf("%-16s %-34s %10s %9s %9s %8s  %s\n", "op", "case", "ms", "GB/s", "GFLOP/s", "roofline", "kernels");
     for (const auto& row : rows) {
       if (row.contains("error")) {

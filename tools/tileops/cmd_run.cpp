@@ -1,6 +1,7 @@
 // `tileops run OP`: construct an op from --param values, run it once (plus timed repeats) on
 // random inputs (--input or --workload), and report the serving target, the kernels, the call
-// record and the roofline; --check compares against the reference kernels.
+// record and the roofline; --check compares against the reference kernels, run on host copies
+// of the inputs whatever the device.
 #include <iomanip>
 #include <iostream>
 
@@ -65,6 +66,7 @@ int run_run(const std::vector<std::string>& args) {
   }
   const Device device = device_option(vm, "tileops run");
   const Target target = target_option(vm);
+  if (!plan.has_call_time_tensor_input() && !params.contains("device")) params.set("device", device);
 
   std::unique_ptr<Op> op = entry->make(params, target);
   const std::vector<Tensor> inputs = testing::random_tensors(specs, device);
@@ -89,8 +91,11 @@ int run_run(const std::vector<std::string>& args) {
 
   bool check_failed = false;
   if (vm.count("check")) {
-    std::unique_ptr<Op> oracle = entry->make(params, std::string(REFERENCE));
-    const std::vector<Tensor> oracle_inputs = testing::clone_all(pristine);
+    // The reference kernels run on the host, on copies of the inputs.
+    ParamMap oracle_params = params;
+    if (oracle_params.contains("device")) oracle_params.set("device", Device::cpu());
+    std::unique_ptr<Op> oracle = entry->make(oracle_params, std::string(REFERENCE));
+    const std::vector<Tensor> oracle_inputs = testing::host_copies(pristine);
     const OpOutputs expected = oracle->call(CallArgs(oracle_inputs));
     nlohmann::json outs = nlohmann::json::array();
     for (std::size_t i = 0; i < outputs.size(); ++i) {

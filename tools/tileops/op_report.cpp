@@ -12,8 +12,14 @@ nlohmann::json kernels_json(const Op& op, const std::string& stage) {
   } else {
     for (const InterfaceDecl& decl : op.op_class().interfaces()) {
       for (const BuiltEntry& e : op.built_entries(decl.name)) {
-        out.push_back({{"op", op.name()}, {"stage", stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(stage)},
-                       {"interface", decl.name}, {"key", e.key}});
+        nlohmann::json item = {{"op", op.name()},
+                               {"stage", stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(stage)},
+                               {"interface", decl.name},
+                               {"key", e.key}};
+        if (e.kernel) {
+          if (const auto config = e.kernel->config()) item["config"] = *config;
+        }
+        out.push_back(std::move(item));
       }
     }
   }

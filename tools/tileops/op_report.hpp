@@ -7,8 +7,9 @@
 
 namespace tileops::cli {
 
-// [{op, stage, interface, key}] for `op` and, recursively, its held sub-ops (stage null at the
-// top). A target-served op reports its target name as the key.
+// [{op, stage, interface, key[, config]}] for `op` and, recursively, its held sub-ops (stage
+// null at the top; config when the kernel reports one). A target-served op reports its target
+// name as the key.
 nlohmann::json kernels_json(const Op& op, const std::string& stage = {});
 
 // "rms_norm=cpu_rms_norm" items joined by ", " (stage-qualified for sub-ops).

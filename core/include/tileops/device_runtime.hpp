@@ -82,6 +82,30 @@ class TILEOPS_API DeviceRuntime {
   // nullptr and throw ValueError otherwise. Prefer StreamGuard (tileops/stream.hpp).
   virtual void set_current_stream(int index, void* stream);
 
+  // Device graphs: the work queued on a stream recorded once and replayed with one launch
+  // (CUDA graphs, HIP graphs); tileops::DeviceGraph (tileops/device_graph.hpp) drives them. A
+  // runtime with graphs overrides all five; the defaults throw OpNotAvailableError (and
+  // cancel_capture / destroy_graph do nothing).
+  //
+  // begin_capture starts recording the work the calling thread queues on `stream` of device
+  // `index` (nullptr: a stream the runtime owns, as a default stream cannot be recorded) and
+  // returns the stream it records, which the caller makes current until end_capture or
+  // cancel_capture. Allocations from the stream-ordered pool become part of the graph; a
+  // call that waits for the device or the stream while it records throws RuntimeError.
+  virtual void* begin_capture(int index, void* stream);
+  // Ends the recording on `stream` and returns the executable graph, whose allocations not
+  // freed inside it are freed again before each replay (their addresses stay the same).
+  // Throws RuntimeError, having discarded the recording, when it was broken (by a call not
+  // allowed while recording, such as an allocation outside the pool or a synchronisation).
+  virtual void* end_capture(int index, void* stream);
+  // Ends a recording after an error and discards it.
+  virtual void cancel_capture(int index, void* stream) noexcept;
+  // Queues one replay of `graph` (from end_capture on device `index`) on `stream`; replays of
+  // one graph run one after another.
+  virtual void launch_graph(void* graph, int index, void* stream);
+  // Releases `graph` once the replays queued before have finished with it.
+  virtual void destroy_graph(void* graph, int index) noexcept;
+
   // True for runtimes whose memory the host may dereference directly (cpu, host-backed
   // vendor devices).
   virtual bool host_accessible() const;

@@ -9,12 +9,14 @@
 //    on the meta tensors, so the calls of its sub-ops become nodes; if a target already serves
 //    the composite, its target kernel becomes the node instead.
 // A node names its op instance by instance key; replaying a graph whose instance no longer
-// exists raises RuntimeError.
+// exists raises RuntimeError. A graph serialises to JSON and loads back (to_json, from_json);
+// instance keys are the process's own, so a loaded graph replays while those ops live.
 #pragma once
 
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tileops/export.hpp"
@@ -45,10 +47,23 @@ class TILEOPS_API Graph {
   static Graph capture(std::span<const TensorSpec> inputs, const Function& fn);
 
   // Replays the recorded calls on `inputs` (same count, shapes and dtypes as captured; any
-  // device) and returns the captured function's outputs.
+  // device) and returns the captured function's outputs. Throws RuntimeError when a node's
+  // instance no longer exists or is not of the node's op class.
   std::vector<Tensor> run(std::span<const Tensor> inputs) const;
 
+  // The graph as one JSON object (format "tileops-graph", version 1): input specs, constants
+  // with their contents (base64 of their bytes, row-major), values, nodes and outputs.
+  std::string to_json() const;
+  // Loads what to_json wrote. Constants return to the devices they were on. Throws ValueError
+  // naming the field for text that is not such a graph (bad JSON, another format or version,
+  // a missing or mistyped field, a value id out of range or used before it is produced, a
+  // shape, dtype or device that does not parse, constant data of the wrong size).
+  static Graph from_json(std::string_view json);
+
   const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<TensorSpec>& input_specs() const { return input_specs_; }
+  // The real tensors the captured function passed to its op calls, which replays read.
+  const std::vector<Tensor>& constants() const { return constants_; }
 
  private:
   friend class GraphCapture;

@@ -18,6 +18,10 @@ TILEOPS_API std::vector<Tensor> random_tensors(const std::vector<std::optional<T
 // Deep copies on the same devices (undefined tensors stay undefined).
 TILEOPS_API std::vector<Tensor> clone_all(const std::vector<Tensor>& tensors);
 
+// Deep copies on the host, where the reference kernels run (undefined tensors stay undefined).
+// Throws what the tensors' device runtimes throw when they cannot copy to the host.
+TILEOPS_API std::vector<Tensor> host_copies(const std::vector<Tensor>& tensors);
+
 // The relative tolerance of `dtype` against a reference computed in double precision:
 // float32 1e-4, float16 2e-2, bfloat16 5e-2, float64 1e-9, integers and bool exact.
 TILEOPS_API double tolerance(DType dtype);

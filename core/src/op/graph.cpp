@@ -131,6 +131,10 @@ std::vector<Tensor> Graph::run(std::span<const Tensor> inputs) const {
       throw RuntimeError("Graph::run: node " + node.operator_name + " names op instance " + node.instance_key +
                          ", which no longer exists");
     }
+    if (op->name() != node.op) {
+      throw RuntimeError("Graph::run: node " + node.operator_name + " expects a " + node.op + " instance, but " +
+                         node.instance_key + " is a " + op->name());
+    }
     boost::container::small_vector<Tensor, 6> args;
     for (int id : node.inputs) args.push_back(id < 0 ? Tensor() : values[id]);
     const CallArgs call_args{args, node.out < 0 ? Tensor() : values[node.out]};

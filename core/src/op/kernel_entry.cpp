@@ -1,6 +1,7 @@
 // kernel_for: the per-call lookup of a kernel entry, and dispatch on a miss.
 #include "op/binding.hpp"
 #include "op/call_frame.hpp"
+#include "op/device_capture.hpp"
 #include "op/dispatch.hpp"
 #include "op/installed_kernels.hpp"
 #include "plugin/backend_call.hpp"
@@ -137,6 +138,10 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
 
   // Miss: select an implementation, then build or reuse its entry for the identity. A call
   // spec that gave no device gets the one the key carries.
+  if (device_capture_active()) {
+    refuse_in_capture(cls_.name() + " (" + instance_key_ + ")",
+                      "a call of interface '" + decl.name + "' missed the kernel cache (" + ops.fields_str(call) + ")");
+  }
   std::shared_ptr<const CallSpec> filled;
   if (!call.device && device) {
     auto copy = std::const_pointer_cast<CallSpec>(ops.clone(call));

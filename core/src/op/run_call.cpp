@@ -6,6 +6,7 @@
 #include "nearest_names.hpp"
 #include "op/binding.hpp"
 #include "op/call_frame.hpp"
+#include "op/device_capture.hpp"
 #include "op/graph_capture.hpp"
 #include "op/installed_kernels.hpp"
 #include "plugin/backend_call.hpp"
@@ -40,6 +41,7 @@ class Op::Selection {
     Binding* b = op_.binding_.load(std::memory_order_acquire);
     if (b->committed.load(std::memory_order_acquire)) return *b;
     if (op_.selecting_thread_.load() == std::this_thread::get_id()) return *b;  // re-entered during selection
+    if (device_capture_active()) refuse_in_capture(op_.name() + " (" + op_.instance_key() + ")", "selecting the target");
     lock_ = std::unique_lock(op_.select_mutex_);
     b = op_.binding_.load(std::memory_order_acquire);
     if (b->committed.load(std::memory_order_acquire)) {
@@ -274,6 +276,10 @@ OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallAr
     if (it != b.target_kernels.end()) kernel = &it->second;
   }
   if (kernel == nullptr) {
+    if (device_capture_active()) {
+      refuse_in_capture(cls_.name() + " (" + instance_key_ + ")",
+                        "building target '" + *b.serving_target + "' kernel for " + key.str());
+    }
     std::vector<std::optional<TensorSpec>> specs;
     for (const Tensor& t : args.inputs) {
       specs.push_back(t.defined() ? std::optional<TensorSpec>(TensorSpec::of(t)) : std::nullopt);

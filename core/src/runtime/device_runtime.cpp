@@ -34,6 +34,15 @@ void DeviceRuntime::deallocate_async(void* ptr, std::size_t nbytes, int index, v
   deallocate(ptr, nbytes, index);
 }
 bool DeviceRuntime::copy_strided(const StridedCopy&, int) { return false; }
+[[noreturn]] static void throw_no_graphs(const DeviceRuntime& rt, int index) {
+  throw OpNotAvailableError("device graphs are not available on " + std::string(rt.type().name()) + ":" +
+                            std::to_string(index) + ": its runtime cannot record work for replay");
+}
+void* DeviceRuntime::begin_capture(int index, void*) { throw_no_graphs(*this, index); }
+void* DeviceRuntime::end_capture(int index, void*) { throw_no_graphs(*this, index); }
+void DeviceRuntime::cancel_capture(int, void*) noexcept {}
+void DeviceRuntime::launch_graph(void*, int index, void*) { throw_no_graphs(*this, index); }
+void DeviceRuntime::destroy_graph(void*, int) noexcept {}
 bool DeviceRuntime::host_accessible() const { return false; }
 bool DeviceRuntime::is_accelerator() const { return false; }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <thread>
 #include <string>
 
 #include "errors.hpp"
@@ -17,6 +19,8 @@ namespace {
 // the default stream on the others.
 constexpr int kMaxStreamDevices = 64;
 thread_local std::array<void*, kMaxStreamDevices> t_current_streams{};
+// Recordings this thread has begun and not yet ended.
+thread_local int t_recordings = 0;
 
 api::Stream native(void* stream) { return static_cast<api::Stream>(stream); }
 
@@ -38,6 +42,13 @@ void check_launch(const char* kernel) {
 struct GpuRuntime::DeviceState {
   std::once_flag once;
   api::MemPool pool{};
+  // The stream that records work queued for the default stream, created on first use and
+  // kept for the process (tensors allocated while it recorded are freed on it); one
+  // recording at a time uses it.
+  std::once_flag capture_stream_once;
+  api::Stream capture_stream{};
+  std::mutex capture_stream_mutex;
+  std::atomic<std::thread::id> capture_stream_owner{};
 };
 
 GpuRuntime::GpuRuntime() : type_(DeviceType::intern(api::kVendor)) {}
@@ -117,9 +128,21 @@ void GpuRuntime::deallocate_async(void* ptr, std::size_t, int index, void* strea
   if (api::free_async(ptr, native(stream)) != api::kSuccess) api::clear_last_error();
 }
 
+void GpuRuntime::refuse_wait_while_recording(void* stream, const char* what, int index) const {
+  bool recorded = false;
+  const api::Error e = api::is_capturing(native(stream), &recorded);
+  if (e != api::kSuccess) api::get_last_error();
+  if (t_recordings == 0 && !recorded && e != api::kCaptureImplicit) return;
+  throw RuntimeError(std::string(api::kVendor) + ": " + what + " on " + where(index) +
+                     " waits for the device, which a call recorded into a device graph must not do (" +
+                     (t_recordings > 0 ? "this thread is recording a graph" : "the current stream is being recorded") +
+                     ")");
+}
+
 void GpuRuntime::copy_to_host(void* dst, const void* src, std::size_t nbytes, int index) {
   check_index(index, "copy_to_host");
   DeviceGuard device(index);
+  refuse_wait_while_recording(current_stream(index), "copying to the host", index);
   const api::Stream s = native(current_stream(index));
   check(api::copy_to_host(dst, src, nbytes, s), "copying to the host");
   check(api::stream_synchronize(s), "waiting for a copy to the host");
@@ -128,6 +151,7 @@ void GpuRuntime::copy_to_host(void* dst, const void* src, std::size_t nbytes, in
 void GpuRuntime::copy_from_host(void* dst, const void* src, std::size_t nbytes, int index) {
   check_index(index, "copy_from_host");
   DeviceGuard device(index);
+  refuse_wait_while_recording(current_stream(index), "copying from the host", index);
   const api::Stream s = native(current_stream(index));
   check(api::copy_from_host(dst, src, nbytes, s), "copying from the host");
   // The caller may reuse its host memory once this returns, also when it is pinned.
@@ -154,6 +178,7 @@ bool GpuRuntime::copy_strided(const StridedCopy& copy, int index) {
 void GpuRuntime::synchronize(int index) {
   check_index(index, "synchronize");
   DeviceGuard device(index);
+  refuse_wait_while_recording(current_stream(index), "synchronizing", index);
   check(api::device_synchronize(), "synchronizing the device");
 }
 
@@ -180,6 +205,86 @@ void GpuRuntime::set_current_stream(int index, void* stream) {
                      std::to_string(kMaxStreamDevices) + " devices only, not on " + where(index));
   }
   t_current_streams[static_cast<std::size_t>(index)] = stream;
+}
+
+void* GpuRuntime::begin_capture(int index, void* stream) {
+  check_index(index, "begin_capture");
+  DeviceGuard device(index);
+  if (stream == nullptr) {
+    DeviceState& s = state(index);
+    std::call_once(s.capture_stream_once,
+                   [&] { check(api::create_stream(&s.capture_stream), "creating the stream that records graphs"); });
+    if (s.capture_stream_owner.load() == std::this_thread::get_id()) {
+      throw RuntimeError(std::string(api::kVendor) + ": this thread is already recording the default stream's work on " +
+                         where(index) + "; record a nested graph on a stream of its own (StreamGuard)");
+    }
+    s.capture_stream_mutex.lock();
+    s.capture_stream_owner.store(std::this_thread::get_id());
+    stream = s.capture_stream;
+  }
+  const api::Error e = api::begin_capture(native(stream));
+  if (e != api::kSuccess) {
+    api::get_last_error();
+    release_capture_stream(index, stream);
+    throw_status(e, "starting to record a graph on " + where(index));
+  }
+  ++t_recordings;
+  return stream;
+}
+
+void GpuRuntime::leave_capture(int index, void* stream) noexcept {
+  --t_recordings;
+  release_capture_stream(index, stream);
+}
+
+void GpuRuntime::release_capture_stream(int index, void* stream) noexcept {
+  DeviceState& s = states_[static_cast<std::size_t>(index)];
+  if (stream == s.capture_stream && s.capture_stream_owner.load() == std::this_thread::get_id()) {
+    s.capture_stream_owner.store(std::thread::id());
+    s.capture_stream_mutex.unlock();
+  }
+}
+
+void* GpuRuntime::end_capture(int index, void* stream) {
+  DeviceGuard device(index);
+  api::Graph graph{};
+  const api::Error e = api::end_capture(native(stream), &graph);
+  leave_capture(index, stream);
+  if (e != api::kSuccess) {
+    api::get_last_error();
+    if (graph != nullptr) api::destroy_graph(graph);
+    throw_status(e, "recording a graph on " + where(index) +
+                        " (a recorded call made a call that recording does not allow, such as an allocation outside "
+                        "the stream-ordered pool or a synchronisation)");
+  }
+  api::GraphExec exec{};
+  const api::Error ie = api::instantiate(&exec, graph);
+  api::destroy_graph(graph);
+  if (ie != api::kSuccess) {
+    api::get_last_error();
+    throw_status(ie, "instantiating the graph recorded on " + where(index));
+  }
+  return exec;
+}
+
+void GpuRuntime::cancel_capture(int index, void* stream) noexcept {
+  int previous = 0;
+  const bool switched = api::get_device(&previous) == api::kSuccess && previous != index &&
+                        api::set_device(index) == api::kSuccess;
+  api::Graph graph{};
+  if (api::end_capture(native(stream), &graph) == api::kSuccess && graph != nullptr) api::destroy_graph(graph);
+  api::get_last_error();
+  leave_capture(index, stream);
+  if (switched) api::set_device(previous);
+}
+
+void GpuRuntime::launch_graph(void* graph, int index, void* stream) {
+  DeviceGuard device(index);
+  check(api::launch_graph(static_cast<api::GraphExec>(graph), native(stream)), "launching a graph");
+}
+
+void GpuRuntime::destroy_graph(void* graph, int index) noexcept {
+  if (api::destroy_graph_exec(static_cast<api::GraphExec>(graph)) != api::kSuccess) api::get_last_error();
 }
 
 std::shared_ptr<GpuRuntime> runtime() {

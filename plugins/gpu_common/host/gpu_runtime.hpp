@@ -6,7 +6,12 @@
 // - each thread has a current stream per device (set_current_stream, StreamGuard); kernels,
 //   allocations and copies go to it;
 // - copies to and from the host are ordered on the current stream and wait for that stream
-//   only, never for the whole device.
+//   only, never for the whole device;
+// - device graphs record a stream in thread-local mode (the calling thread may not make calls
+//   that are not allowed while recording; other threads may); the default stream cannot be
+//   recorded, so its work is recorded on a stream of the runtime's own, one recording at a
+//   time per device. While this thread records, or while its current stream is recorded,
+//   copies to and from the host and synchronize() throw RuntimeError instead of waiting.
 #pragma once
 
 #include <memory>
@@ -42,6 +47,11 @@ class GpuRuntime final : public DeviceRuntime {
   void set_current_device(int index) override;
   void* current_stream(int index) const override;
   void set_current_stream(int index, void* stream) override;
+  void* begin_capture(int index, void* stream) override;
+  void* end_capture(int index, void* stream) override;
+  void cancel_capture(int index, void* stream) noexcept override;
+  void launch_graph(void* graph, int index, void* stream) override;
+  void destroy_graph(void* graph, int index) noexcept override;
   bool is_accelerator() const override { return true; }
 
   // Throws ValueError unless 0 <= index < device_count().
@@ -51,6 +61,13 @@ class GpuRuntime final : public DeviceRuntime {
   struct DeviceState;
   DeviceState& state(int index) const;            // the device's pool, set up on first use
   const DeviceFacts& cached_facts(int index) const;  // read from the driver on the first call
+  // Throws RuntimeError when waiting (for `what`) would break a recording: this thread
+  // records, or `stream` is being recorded.
+  void refuse_wait_while_recording(void* stream, const char* what, int index) const;
+  // Leaves the recording begun on `stream` (the bookkeeping of begin_capture).
+  void leave_capture(int index, void* stream) noexcept;
+  // Lets the next recording use the runtime's own stream when `stream` is it.
+  void release_capture_stream(int index, void* stream) noexcept;
 
   DeviceType type_;
   mutable std::once_flag count_once_;

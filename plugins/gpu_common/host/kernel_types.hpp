@@ -9,6 +9,7 @@
 #pragma once
 
 #include "tileops/ops/elementwise_kernels.hpp"
+#include "tileops/ops/gemm.hpp"
 #include "tileops/ops/norm_kernels.hpp"
 #include "tileops/ops/reduction.hpp"
 #include "tileops/ops/softmax.hpp"
@@ -118,6 +119,23 @@ class ReduceKernel final : public Kernel, public Interface {
 };
 using SumKernel = ReduceKernel<false, SumFwdInterface>;
 using ProdKernel = ReduceKernel<true, ProdFwdInterface>;
+
+// GEMM of at most kMaxDotRows (8) rows of a, not transposed, against b stored [n, k]
+// (trans_b: linear-layer weights) in float32, float16 or bfloat16: reads b once at the
+// memory's rate, where a library GEMM tiles for larger products. Preferred over the vendor
+// library's GEMM kernel type (cuda_cublaslt_gemm) where it serves.
+class DotRowsGemmKernel final : public Kernel, public GemmFwdInterface {
+ public:
+  static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr KeyList preferred_over = kLibraryGemmKeys;
+  static std::optional<std::string> refusal(const GemmCall& call);
+  explicit DotRowsGemmKernel(const GemmCall& call);
+  void forward(const Tensor& a, const Tensor& b, const Tensor& d) override;
+
+ private:
+  GemmCall call_;
+  int sm_count_;
+};
 
 class BatchNormTrainKernel final : public Kernel, public BatchNormTrainFwdInterface {
  public:

@@ -144,6 +144,22 @@ std::size_t batch_norm_workspace_bytes(const BatchNormArgs& args, bool training)
 // unbiased variance, then y. Inference: y from the running statistics, read only.
 void launch_batch_norm(const BatchNormArgs& args, bool training, void* workspace, void* stream);
 
+// d[i, j] = sum_p a[i, p] * b[j, p], accumulated in float, for contiguous a [m, k], b [n, k]
+// and d [m, n] with m <= kMaxDotRows (a few rows against linear-layer weights stored [n, k]).
+// Throws ValueError for more rows.
+inline constexpr int kMaxDotRows = 8;
+struct DotRowsArgs {
+  const void* a;
+  const void* b;
+  void* d;
+  std::int64_t m;
+  std::int64_t n;
+  std::int64_t k;
+  DType dtype;   // float32, float16 or bfloat16
+  int sm_count;  // multiprocessors of the device: how many rows of b each warp takes
+};
+void launch_dot_rows(const DotRowsArgs& args, void* stream);
+
 // dst[i] = src[i] over two strided views of `rank` axes of `shape` (strides in elements of
 // `element_size` bytes). Returns false, launching nothing, when the element size is not 1, 2,
 // 4 or 8 or the views keep more than kMaxStridedRank axes once coalesced.

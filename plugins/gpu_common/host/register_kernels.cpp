@@ -19,6 +19,7 @@ void register_kernels(Registrar& r) {
   r.register_kernel_type<AlibiKernel>("AlibiFwdOp", key("alibi"));
   r.register_kernel_type<SumKernel>("SumFwdOp", key("sum"));
   r.register_kernel_type<ProdKernel>("ProdFwdOp", key("prod"));
+  r.register_kernel_type<DotRowsGemmKernel>("GemmFwdOp", key("dot_rows_gemm"));
 }
 
 }  // namespace tileops::gpu

@@ -66,6 +66,26 @@ inline DeviceFacts facts_of(const DeviceProp& p) {
   f.smem_budget = p.sharedMemPerBlock;
   return f;
 }
+inline Error memset_async(void* p, int value, size_t n, Stream s) { return hipMemsetAsync(p, value, n, s); }
+inline Error create_stream(Stream* s) { return hipStreamCreateWithFlags(s, hipStreamNonBlocking); }
+
+using Graph = hipGraph_t;
+using GraphExec = hipGraphExec_t;
+inline constexpr Error kCaptureImplicit = hipErrorStreamCaptureImplicit;
+inline Error begin_capture(Stream s) { return hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal); }
+inline Error end_capture(Stream s, Graph* g) { return hipStreamEndCapture(s, g); }
+inline Error is_capturing(Stream s, bool* capturing) {
+  hipStreamCaptureStatus status{};
+  const Error e = hipStreamIsCapturing(s, &status);
+  *capturing = status != hipStreamCaptureStatusNone;
+  return e;
+}
+inline Error instantiate(GraphExec* exec, Graph g) {
+  return hipGraphInstantiateWithFlags(exec, g, hipGraphInstantiateFlagAutoFreeOnLaunch);
+}
+inline Error destroy_graph(Graph g) { return hipGraphDestroy(g); }
+inline Error launch_graph(GraphExec exec, Stream s) { return hipGraphLaunch(exec, s); }
+inline Error destroy_graph_exec(GraphExec exec) { return hipGraphExecDestroy(exec); }
 #else
 using Error = cudaError_t;
 using Stream = cudaStream_t;
@@ -110,6 +130,28 @@ inline DeviceFacts facts_of(const DeviceProp& p) {
   f.smem_budget = p.sharedMemPerBlockOptin != 0 ? p.sharedMemPerBlockOptin : p.sharedMemPerBlock;
   return f;
 }
+inline Error memset_async(void* p, int value, size_t n, Stream s) { return cudaMemsetAsync(p, value, n, s); }
+inline Error create_stream(Stream* s) { return cudaStreamCreateWithFlags(s, cudaStreamNonBlocking); }
+
+using Graph = cudaGraph_t;
+using GraphExec = cudaGraphExec_t;
+inline constexpr Error kCaptureImplicit = cudaErrorStreamCaptureImplicit;
+// Thread-local mode: calls that are not allowed while recording break the recording when this
+// thread makes them; other threads of the application are unaffected.
+inline Error begin_capture(Stream s) { return cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal); }
+inline Error end_capture(Stream s, Graph* g) { return cudaStreamEndCapture(s, g); }
+inline Error is_capturing(Stream s, bool* capturing) {
+  cudaStreamCaptureStatus status{};
+  const Error e = cudaStreamIsCapturing(s, &status);
+  *capturing = status != cudaStreamCaptureStatusNone;
+  return e;
+}
+inline Error instantiate(GraphExec* exec, Graph g) {
+  return cudaGraphInstantiateWithFlags(exec, g, cudaGraphInstantiateFlagAutoFreeOnLaunch);
+}
+inline Error destroy_graph(Graph g) { return cudaGraphDestroy(g); }
+inline Error launch_graph(GraphExec exec, Stream s) { return cudaGraphLaunch(exec, s); }
+inline Error destroy_graph_exec(GraphExec exec) { return cudaGraphExecDestroy(exec); }
 #endif
 
 // Resets the calling thread's last error once a failure has been handled (HIP declares its

@@ -1,0 +1,26 @@
+// GEMM on the GPU for decode-sized products (a few rows against weights stored [n, k]).
+#include "call_support.hpp"
+#include "kernel_types.hpp"
+#include "launchers.hpp"
+
+namespace tileops::gpu {
+
+std::optional<std::string> DotRowsGemmKernel::refusal(const GemmCall& call) {
+  if (const auto reason = refuse_unless_float(call.dtype)) return reason;
+  if (call.m > kMaxDotRows) {
+    return "serves at most " + std::to_string(kMaxDotRows) + " rows of a, not m = " + std::to_string(call.m);
+  }
+  if (call.trans_a) return "serves a stored [m, k] (trans_a = false) only";
+  if (!call.trans_b) return "serves b stored [n, k] (trans_b = true) only";
+  return std::nullopt;
+}
+
+DotRowsGemmKernel::DotRowsGemmKernel(const GemmCall& call) : call_(call), sm_count_(sm_count_of(call)) {}
+
+void DotRowsGemmKernel::forward(const Tensor& a, const Tensor& b, const Tensor& d) {
+  DeviceGuard on(d.device().index());
+  launch_dot_rows({a.data_ptr(), b.data_ptr(), d.data_ptr(), call_.m, call_.n, call_.k, call_.dtype, sm_count_},
+                  stream_of(d));
+}
+
+}  // namespace tileops::gpu

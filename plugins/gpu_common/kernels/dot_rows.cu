@@ -1,0 +1,137 @@
+// GEMM for a few rows of a against a matrix stored [n, k] (decode against linear-layer
+// weights): d[i, j] = sum_p a[i, p] * b[j, p]. Such products are bound by reading b once, so
+// each warp streams kCols rows of b with 16-byte loads, all rows of a (at most kMaxDotRows,
+// small enough to stay in L1 and L2) against them, and keeps the kRows x kCols sums in
+// registers until one warp reduction at the end. float32 accumulation for every dtype.
+//
+// Every lane keeps 4 packs of b (64 bytes) in flight, as kCols rows times kUnroll packs: more
+// rows per warp reuse each load of a more often (what many rows of a need), fewer spread the
+// rows of b over more warps (finer balance, what one row of a needs).
+#include "../host/launchers.hpp"
+#include "launch.cuh"
+
+namespace tileops::gpu {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kPacksInFlight = 4;
+
+template <class T, int kVec, int kRows, int kCols>
+__global__ void __launch_bounds__(kThreads)
+    dot_rows_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ d, int m, std::int64_t n,
+                    std::int64_t k) {
+  constexpr int kUnroll = kPacksInFlight / kCols;  // packs of each row of b loaded before use
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const int warps_per_block = static_cast<int>(blockDim.x) / kWarpSize;
+  const std::int64_t warp = static_cast<std::int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / kWarpSize;
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * warps_per_block;
+  const std::int64_t packs = k / kVec;
+  for (std::int64_t j0 = warp * kCols; j0 < n; j0 += warps * kCols) {
+    const T* rows[kCols];
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) rows[c] = b + (j0 + c < n ? j0 + c : n - 1) * k;  // a tail reads a valid row
+    float acc[kRows][kCols] = {};
+    for (std::int64_t p0 = lane; p0 < packs; p0 += static_cast<std::int64_t>(kWarpSize) * kUnroll) {
+      Pack<T, kVec> w[kUnroll][kCols];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t p = p0 + static_cast<std::int64_t>(u) * kWarpSize;
+        if (p < packs) {
+#pragma unroll
+          for (int c = 0; c < kCols; ++c) w[u][c] = load_pack<kVec>(rows[c] + p * kVec);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t p = p0 + static_cast<std::int64_t>(u) * kWarpSize;
+        if (p >= packs) break;
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          if (r >= m) break;
+          const Pack<T, kVec> x = load_pack<kVec>(a + r * k + p * kVec);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) {
+            const float xv = to_float(x.v[e]);
+#pragma unroll
+            for (int c = 0; c < kCols; ++c) acc[r][c] += xv * to_float(w[u][c].v[e]);
+          }
+        }
+      }
+    }
+    // Every lane ends with every sum; lane r * kCols + c stores sum (r, c).
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) {
+        const float sum = warp_reduce(acc[r][c], Add{});
+        if (lane == r * kCols + c && r < m && j0 + c < n) d[r * n + j0 + c] = store_as<T>(sum);
+      }
+    }
+  }
+}
+
+template <class T, int kVec, int kRows, int kCols>
+void launch_shape(const DotRowsArgs& a, NativeStream stream) {
+  const std::int64_t warp_tasks = ceil_div(a.n, kCols);
+  const int warps_per_block = kThreads / kWarpSize;
+  dot_rows_kernel<T, kVec, kRows, kCols>
+      <<<blocks_for(warp_tasks, warps_per_block, std::max<std::int64_t>(a.sm_count, 1) * 64), kThreads, 0, stream>>>(
+          static_cast<const T*>(a.a), static_cast<const T*>(a.b), static_cast<T*>(a.d), static_cast<int>(a.m), a.n,
+          a.k);
+}
+
+template <class T, int kVec, int kRows>
+void launch_rows(const DotRowsArgs& a, NativeStream stream) {
+  if constexpr (kVec == 1) {
+    launch_shape<T, 1, kRows, 1>(a, stream);
+  } else {
+    // As many rows of b per warp as rows of a need, while every multiprocessor still gets two
+    // blocks of work.
+    const std::int64_t warps_per_block = kThreads / kWarpSize;
+    const std::int64_t wanted_blocks = 2 * std::max<std::int64_t>(a.sm_count, 1);
+    const auto fills = [&](std::int64_t cols) { return ceil_div(a.n, warps_per_block * cols) >= wanted_blocks; };
+    if constexpr (kRows > 4) {
+      if (fills(4)) return launch_shape<T, kVec, kRows, 4>(a, stream);
+    }
+    if constexpr (kRows > 2) {
+      if (fills(2)) return launch_shape<T, kVec, kRows, 2>(a, stream);
+    }
+    launch_shape<T, kVec, kRows, 1>(a, stream);
+  }
+}
+
+template <class T, int kVec>
+void launch_vec(const DotRowsArgs& a, NativeStream stream) {
+  if (a.m <= 1) {
+    launch_rows<T, kVec, 1>(a, stream);
+  } else if (a.m <= 2) {
+    launch_rows<T, kVec, 2>(a, stream);
+  } else if (a.m <= 4) {
+    launch_rows<T, kVec, 4>(a, stream);
+  } else {
+    launch_rows<T, kVec, kMaxDotRows>(a, stream);
+  }
+}
+
+}  // namespace
+
+void launch_dot_rows(const DotRowsArgs& args, void* stream) {
+  if (args.m == 0 || args.n == 0) return;
+  if (args.m > kMaxDotRows) {
+    throw ValueError("gpu kernel dot_rows serves at most " + std::to_string(kMaxDotRows) + " rows of a, not " +
+                     std::to_string(args.m));
+  }
+  with_float_type(args.dtype, "dot_rows", [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    const bool wide = args.k % kVec == 0 && aligned16(args.a) && aligned16(args.b);
+    if (wide) {
+      launch_vec<T, kVec>(args, native_stream(stream));
+    } else {
+      launch_vec<T, 1>(args, native_stream(stream));
+    }
+  });
+  check_launch("dot_rows");
+}
+
+}  // namespace tileops::gpu
