@@ -59,7 +59,8 @@ class CpuRuntime final : public DeviceRuntime {
     try {
       return blocks_.allocate(nbytes, kHostAlignment);
     } catch (const std::bad_alloc&) {
-      throw RuntimeError("cpu: cannot allocate " + std::to_string(nbytes) + " bytes");
+      throw OutOfMemoryError("cpu cannot allocate " + std::to_string(nbytes) +
+                             " bytes: the host has no free memory block of that size");
     }
   }
   void deallocate(void* ptr, std::size_t nbytes, int) noexcept override { blocks_.deallocate(ptr, nbytes); }
