@@ -89,14 +89,18 @@ void check_printable(const std::string& value, const std::string& origin) {
   }
 }
 
+void check_path_entry(const std::string& entry, const std::string& origin) {
+  if (entry.size() > kMaxPathLength) {
+    throw ConfigError(origin + ": the entry " + path_for_message(entry) + " is longer than " +
+                      std::to_string(kMaxPathLength) + " characters, the longest path the system accepts");
+  }
+}
+
 std::vector<fs::path> resolve_paths(const std::string& value, const fs::path& base, const std::string& origin) {
   check_printable(value, origin);
   std::vector<fs::path> out;
   for (const std::string& entry : split(value, ':')) {
-    if (entry.size() > kMaxPathLength) {
-      throw ConfigError(origin + ": the entry " + path_for_message(entry) + " is longer than " +
-                        std::to_string(kMaxPathLength) + " characters, the longest path the system accepts");
-    }
+    check_path_entry(entry, origin);
     fs::path p(entry);
     out.push_back(p.is_relative() && !base.empty() ? (base / p).lexically_normal() : p);
   }
@@ -297,6 +301,13 @@ void set_config(Config c) {
   check_log_level(c.log_level, "set_config: log_level");
   if (c.default_target) check_target_name(*c.default_target, "set_config: default_target");
   for (const std::string& name : c.disable_plugins) check_plugin_name(name, "set_config: disable_plugins");
+  for (const auto* paths : {&c.plugin_path, &c.manifest_path}) {
+    const std::string origin = paths == &c.plugin_path ? "set_config: plugin_path" : "set_config: manifest_path";
+    for (const fs::path& p : *paths) {
+      check_printable(p.native(), origin);
+      check_path_entry(p.native(), origin);
+    }
+  }
   ProcessConfig& pc = process_config();
   {
     std::lock_guard lock(pc.mutex);

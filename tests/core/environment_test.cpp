@@ -68,4 +68,7 @@ TEST_CASE("config keys get the same checks as their variables, naming the file, 
   c.disable_plugins = {"has space"};
   CHECK_THROWS_WITH_AS(set_config(c), doctest::Contains("set_config: disable_plugins: invalid plugin name"),
                        ConfigError);
+  Config long_entry;
+  long_entry.plugin_path = {"/" + std::string(5000, 'p')};  // what `tileops --plugin-path` passes on
+  CHECK_THROWS_WITH_AS(set_config(long_entry), doctest::Contains("set_config: plugin_path: the entry"), ConfigError);
 }
