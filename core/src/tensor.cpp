@@ -196,22 +196,21 @@ Tensor Tensor::zeros(ShapeView shape, DType dtype, Device device) {
 
 void Tensor::check_view(ShapeView shape, ShapeView strides, std::int64_t offset, DType dtype,
                         std::optional<std::size_t> storage_bytes, std::string_view what) {
-  const std::string name(what);
-  if (shape.size() != strides.size()) {
-    throw ValueError(name + ": shape " + shape_str(shape) + " and strides " + shape_str(strides) + " differ in rank");
-  }
-  const auto elem = static_cast<std::int64_t>(dtype_size(dtype));
-  const std::int64_t numel = shape_numel(shape, name + ": the view");
-  shape_nbytes(shape, dtype_size(dtype), name + ": the view");
+  // Messages are built only on failure: as_strided runs on call paths.
+  const auto where = [&] { return std::string(what) + ": shape " + shape_str(shape) + " with strides " + shape_str(strides); };
+  if (shape.size() != strides.size()) throw ValueError(where() + " differ in rank");
+  const std::size_t elem_size = dtype_size(dtype);
+  if (!shape_fits(shape, elem_size)) throw_bad_shape(shape, std::string(what) + ": the view", elem_size);
+  const auto elem = static_cast<std::int64_t>(elem_size);
   std::int64_t offset_bytes = 0;
   if (offset < 0 || !mul_fits(offset, elem, offset_bytes)) {
-    throw ValueError(name + ": offset " + std::to_string(offset) + " is not an element offset from 0 to " +
+    throw ValueError(std::string(what) + ": offset " + std::to_string(offset) + " is not an element offset from 0 to " +
                      std::to_string(kMaxTensorBytes / elem));
   }
   for (std::int64_t s : strides) {
-    if (s < 0) throw ValueError(name + ": strides " + shape_str(strides) + " have a negative stride; strides are at least 0");
+    if (s < 0) throw ValueError(where() + " has a negative stride; strides are at least 0");
   }
-  if (numel == 0) return;
+  if (shape_numel(shape) == 0) return;
   // The last element the view reaches, and the byte just past it.
   std::int64_t last = offset;
   bool fits = true;
@@ -222,14 +221,12 @@ void Tensor::check_view(ShapeView shape, ShapeView strides, std::int64_t offset,
   std::int64_t end = 0;
   fits = fits && add_fits(last, 1, end) && mul_fits(end, elem, end);
   if (!fits) {
-    throw ValueError(name + ": shape " + shape_str(shape) + " with strides " + shape_str(strides) + " from offset " +
-                     std::to_string(offset) + " reaches beyond " + std::to_string(kMaxTensorBytes) +
-                     " bytes, the most a tensor may span");
+    throw ValueError(where() + " from offset " + std::to_string(offset) + " reaches beyond " +
+                     std::to_string(kMaxTensorBytes) + " bytes, the most a tensor may span");
   }
   if (storage_bytes && static_cast<std::uint64_t>(end) > *storage_bytes) {
-    throw ValueError(name + ": shape " + shape_str(shape) + " with strides " + shape_str(strides) + " from offset " +
-                     std::to_string(offset) + " reaches byte " + std::to_string(end) + ", beyond the " +
-                     std::to_string(*storage_bytes) + " bytes of its storage");
+    throw ValueError(where() + " from offset " + std::to_string(offset) + " reaches byte " + std::to_string(end) +
+                     ", beyond the " + std::to_string(*storage_bytes) + " bytes of its storage");
   }
 }
 
