@@ -119,7 +119,7 @@ void check_target_name(const std::string& name, const std::string& origin) {
   if (name.empty() || !printable || name.size() > kMaxNameLength) {
     throw ConfigError(origin + ": invalid target name '" + (name.size() > kMaxNameLength ? name.substr(0, 40) + "..." : name) +
                       "'; expected a non-empty name of at most " + std::to_string(kMaxNameLength) +
-                      " printable characters without spaces");
+                      " printable ASCII characters without spaces");
   }
 }
 

@@ -21,15 +21,15 @@ Config load_with(const char* name, const std::string& value) {
 
 }  // namespace
 
-TEST_CASE("TILEOPS_DEFAULT_TARGET must be a printable name without spaces, of at most 256 characters") {
+TEST_CASE("TILEOPS_DEFAULT_TARGET must be a printable ASCII name without spaces, of at most 256 characters") {
   CHECK(load_with("TILEOPS_DEFAULT_TARGET", "acme").default_target == "acme");
   CHECK_THROWS_WITH_AS(load_with("TILEOPS_DEFAULT_TARGET", "two words"),
                        doctest::Contains("environment variable TILEOPS_DEFAULT_TARGET: invalid target name 'two words'"),
                        ConfigError);
-  CHECK_THROWS_WITH_AS(load_with("TILEOPS_DEFAULT_TARGET", "bell\a"), doctest::Contains("printable characters"),
+  CHECK_THROWS_WITH_AS(load_with("TILEOPS_DEFAULT_TARGET", "bell\a"), doctest::Contains("printable ASCII characters"),
                        ConfigError);
   CHECK_THROWS_WITH_AS(load_with("TILEOPS_DEFAULT_TARGET", std::string(300, 't')),
-                       doctest::Contains("at most 256 printable characters"), ConfigError);
+                       doctest::Contains("at most 256 printable ASCII characters"), ConfigError);
 }
 
 TEST_CASE("TILEOPS_DISABLE_PLUGINS takes plugin names, not paths") {

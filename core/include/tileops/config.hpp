@@ -31,7 +31,7 @@ struct TILEOPS_API Config {
 // relative to the file's directory), manifest_path (likewise), log_level, disable_plugins
 // (','-separated). '#' starts a comment. Throws ConfigError naming the file, the line and the
 // key for unknown keys, malformed lines, repeated keys and invalid values (a target name that
-// is empty, longer than 256 characters or not printable without spaces; a path entry longer
+// is empty, longer than 256 characters or not printable ASCII without spaces; a path entry longer
 // than 4096 characters or a value with control characters; a plugin name with spaces or '/'),
 // and naming the file and why for a path that is not a regular file of at most 16 MiB (the
 // file is then never opened, or read no further than the limit).

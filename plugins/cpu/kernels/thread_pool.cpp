@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "cpu_kernels.hpp"
+#include "tileops/checked.hpp"
 
 namespace tileops::cpu {
 namespace {
@@ -182,9 +183,10 @@ ThreadPool& pool() {
   return instance;
 }
 
+// a * b for sizes (both at least 0), INT64_MAX when it does not fit.
 int64_t saturating_product(int64_t a, int64_t b) {
-  if (a == 0 || b == 0) return 0;
-  return a > std::numeric_limits<int64_t>::max() / b ? std::numeric_limits<int64_t>::max() : a * b;
+  int64_t product = 0;
+  return mul_fits(a, b, product) ? product : std::numeric_limits<int64_t>::max();
 }
 
 // The [begin, end) of part `index` when `count` items are cut into `parts` near-equal parts.
