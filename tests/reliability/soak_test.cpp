@@ -234,7 +234,7 @@ double soak_seconds() {
   char* end = nullptr;
   const double s = std::strtod(v, &end);
   if (end == v || *end != '\0' || !(s > 0 && s <= 86400)) {
-    FAIL("TILEOPS_SOAK_SECONDS='" << v << "' is not a duration: expected seconds in (0, 86400]");
+    FAIL("TILEOPS_SOAK_SECONDS='" << std::string(v) << "' is not a duration: expected seconds in (0, 86400]");
   }
   return s;
 }
