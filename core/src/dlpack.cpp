@@ -111,6 +111,9 @@ Tensor from_dlpack(DLManagedTensor* managed) {
   if (t.ndim < 0) throw ValueError("from_dlpack: ndim is " + std::to_string(t.ndim) + ", expected >= 0");
   Shape shape(t.shape, t.shape + t.ndim);
   Strides strides = t.strides != nullptr ? Strides(t.strides, t.strides + t.ndim) : contiguous_strides(shape);
+  // Every size below fits once the view passes, and it must pass before the storage takes
+  // ownership: a failure after that would run the producer's deleter.
+  Tensor::check_view(shape, strides, 0, dtype, std::nullopt, "from_dlpack");
   std::int64_t max_offset = 0;
   for (int i = 0; i < t.ndim; ++i) {
     if (shape[i] < 0) throw ValueError("from_dlpack: negative extent in shape " + shape_str(shape));

@@ -6,7 +6,23 @@
 
 namespace tileops {
 
+void throw_bad_shape(ShapeView shape, std::string_view what, std::size_t element_bytes) {
+  const std::string seen = std::string(what) + " has shape " + shape_str(shape);
+  if (std::any_of(shape.begin(), shape.end(), [](std::int64_t d) { return d < 0; })) {
+    throw ValueError(seen + ", which has a negative extent; extents are at least 0");
+  }
+  const bool zero = std::any_of(shape.begin(), shape.end(), [](std::int64_t d) { return d == 0; });
+  const std::string extents = zero ? "its non-zero extents" : "its extents";
+  const std::string limit = std::to_string(kMaxTensorBytes);
+  if (!shape_fits(shape, 1) || element_bytes <= 1) {
+    throw ValueError(seen + ": the product of " + extents + " exceeds " + limit + ", the most elements a tensor may span");
+  }
+  throw ValueError(seen + ": at " + std::to_string(element_bytes) + " bytes per element " + extents + " span more than " +
+                   limit + " bytes, the most a tensor may span");
+}
+
 Strides contiguous_strides(ShapeView shape) {
+  shape_numel(shape, "contiguous_strides: the tensor");
   Strides strides(shape.size());
   std::int64_t step = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {

@@ -147,11 +147,24 @@ Storage::Storage(void* data, std::size_t nbytes, Device device, std::shared_ptr<
 std::shared_ptr<Storage> Storage::allocate(std::size_t nbytes, Device device) {
   std::shared_ptr<DeviceRuntime> rt = device_runtime_shared(device.type());
   void* stream = nullptr;
-  void* p = call_runtime(*rt, "allocate", [&] {
+  void* p = call_runtime(*rt, "allocate", [&]() -> void* {
     stream = rt->current_stream(device.index());
-    return rt->allocate_async(nbytes, device.index(), stream);
+    try {
+      return rt->allocate_async(nbytes, device.index(), stream);
+    } catch (const std::bad_alloc&) {
+      throw OutOfMemoryError(device.str() + " cannot allocate " + std::to_string(nbytes) + " bytes: out of memory");
+    }
   });
-  return std::make_shared<Storage>(p, nbytes, device, std::move(rt), stream);
+  if (p == nullptr && nbytes > 0 && !device.is_meta()) {
+    throw OutOfMemoryError("the " + std::string(device.type().name()) + " runtime returned no memory for " +
+                           std::to_string(nbytes) + " bytes on " + device.str());
+  }
+  try {
+    return std::make_shared<Storage>(p, nbytes, device, rt, stream);
+  } catch (...) {
+    rt->deallocate_async(p, nbytes, device.index(), stream);
+    throw;
+  }
 }
 
 Storage::~Storage() {
@@ -163,16 +176,14 @@ Storage::~Storage() {
 }
 
 Tensor Tensor::empty(ShapeView shape, DType dtype, Device device) {
-  for (std::int64_t d : shape) {
-    if (d < 0) throw ValueError("Tensor::empty: negative extent in shape " + shape_str(shape));
-  }
+  const std::int64_t bytes = shape_nbytes(shape, dtype_size(dtype), "Tensor::empty: the new tensor");
   auto impl = std::make_shared<Impl>();
   impl->shape.assign(shape.begin(), shape.end());
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
   impl->device = device;
   if (!device.is_meta()) {
-    impl->storage = Storage::allocate(static_cast<std::size_t>(shape_numel(shape)) * dtype_size(dtype), device);
+    impl->storage = Storage::allocate(static_cast<std::size_t>(bytes), device);
   }
   return Tensor(std::move(impl));
 }
@@ -183,19 +194,53 @@ Tensor Tensor::zeros(ShapeView shape, DType dtype, Device device) {
   if (device.is_cpu() || device_runtime(device.type()).host_accessible()) {
     std::memset(t.data_ptr(), 0, t.nbytes());
   } else {
-    std::vector<std::byte> zero(t.nbytes());
+    const Tensor zero = zeros(shape, dtype, Device::cpu());
     DeviceRuntime& rt = device_runtime(device.type());
-    call_runtime(rt, "copy_from_host", [&] { rt.copy_from_host(t.data_ptr(), zero.data(), zero.size(), device.index()); });
+    call_runtime(rt, "copy_from_host", [&] { rt.copy_from_host(t.data_ptr(), zero.data_ptr(), zero.nbytes(), device.index()); });
   }
   return t;
 }
 
+void Tensor::check_view(ShapeView shape, ShapeView strides, std::int64_t offset, DType dtype,
+                        std::optional<std::size_t> storage_bytes, std::string_view what) {
+  // Messages are built only on failure: as_strided runs on call paths.
+  const auto where = [&] { return std::string(what) + ": shape " + shape_str(shape) + " with strides " + shape_str(strides); };
+  if (shape.size() != strides.size()) throw ValueError(where() + " differ in rank");
+  const std::size_t elem_size = dtype_size(dtype);
+  if (!shape_fits(shape, elem_size)) throw_bad_shape(shape, std::string(what) + ": the view", elem_size);
+  const auto elem = static_cast<std::int64_t>(elem_size);
+  std::int64_t offset_bytes = 0;
+  if (offset < 0 || !mul_fits(offset, elem, offset_bytes)) {
+    throw ValueError(std::string(what) + ": offset " + std::to_string(offset) + " is not an element offset from 0 to " +
+                     std::to_string(kMaxTensorBytes / elem));
+  }
+  for (std::int64_t s : strides) {
+    if (s < 0) throw ValueError(where() + " has a negative stride; strides are at least 0");
+  }
+  if (shape_numel(shape) == 0) return;
+  // The last element the view reaches, and the byte just past it.
+  std::int64_t last = offset;
+  bool fits = true;
+  for (std::size_t d = 0; d < shape.size() && fits; ++d) {
+    std::int64_t reach = 0;
+    fits = mul_fits(shape[d] - 1, strides[d], reach) && add_fits(last, reach, last);
+  }
+  std::int64_t end = 0;
+  fits = fits && add_fits(last, 1, end) && mul_fits(end, elem, end);
+  if (!fits) {
+    throw ValueError(where() + " from offset " + std::to_string(offset) + " reaches beyond " +
+                     std::to_string(kMaxTensorBytes) + " bytes, the most a tensor may span");
+  }
+  if (storage_bytes && static_cast<std::uint64_t>(end) > *storage_bytes) {
+    throw ValueError(where() + " from offset " + std::to_string(offset) + " reaches byte " + std::to_string(end) +
+                     ", beyond the " + std::to_string(*storage_bytes) + " bytes of its storage");
+  }
+}
+
 Tensor Tensor::from_storage(std::shared_ptr<Storage> storage, ShapeView shape,
                             ShapeView strides, std::int64_t offset, DType dtype) {
-  if (shape.size() != strides.size()) {
-    throw ValueError("Tensor::from_storage: shape " + shape_str(shape) + " and strides " + shape_str(strides) +
-                     " differ in rank");
-  }
+  if (!storage) throw ValueError("Tensor::from_storage: the storage is null");
+  check_view(shape, strides, offset, dtype, storage->nbytes(), "Tensor::from_storage");
   auto impl = std::make_shared<Impl>();
   impl->device = storage->device();
   impl->storage = std::move(storage);
@@ -258,7 +303,7 @@ Tensor Tensor::to(DType target) const {
 
 Tensor Tensor::view(ShapeView new_shape) const {
   if (!is_contiguous()) throw ValueError("Tensor::view needs a contiguous tensor; " + str() + " is not");
-  if (shape_numel(new_shape) != numel()) {
+  if (shape_numel(new_shape, "Tensor::view: the view") != numel()) {
     throw ValueError("Tensor::view: shape " + shape_str(new_shape) + " does not hold the " +
                      std::to_string(numel()) + " elements of " + str());
   }
@@ -286,18 +331,19 @@ Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t stop, s
   start = std::clamp<std::int64_t>(start, 0, extent);
   stop = std::clamp<std::int64_t>(stop, start, extent);
   auto impl = std::make_shared<Impl>(this->impl());
-  impl->offset += start * impl->strides[ax];
-  impl->shape[ax] = (stop - start + step - 1) / step;
-  impl->strides[ax] *= step;
+  const std::int64_t extent_out = stop == start ? 0 : (stop - start - 1) / step + 1;
+  impl->offset = checked_add(impl->offset, checked_mul(start, impl->strides[ax], "Tensor::slice: offset"),
+                             "Tensor::slice: offset");
+  impl->shape[ax] = extent_out;
+  if (extent_out > 1) impl->strides[ax] = checked_mul(impl->strides[ax], step, "Tensor::slice: stride");
   return Tensor(std::move(impl));
 }
 
 Tensor Tensor::as_strided(ShapeView new_shape, ShapeView new_strides,
                           std::int64_t new_offset) const {
-  if (new_shape.size() != new_strides.size()) {
-    throw ValueError("Tensor::as_strided: shape " + shape_str(new_shape) + " and strides " +
-                     shape_str(new_strides) + " differ in rank");
-  }
+  const auto& storage = impl().storage;
+  check_view(new_shape, new_strides, new_offset, dtype(),
+             storage ? std::optional<std::size_t>(storage->nbytes()) : std::nullopt, "Tensor::as_strided");
   auto impl = std::make_shared<Impl>(this->impl());
   impl->shape.assign(new_shape.begin(), new_shape.end());
   impl->strides.assign(new_strides.begin(), new_strides.end());

@@ -17,11 +17,16 @@ std::vector<Tensor> random_tensors(const std::vector<std::optional<TensorSpec>>&
       out.emplace_back();
       continue;
     }
-    std::vector<double> values(static_cast<std::size_t>(shape_numel(spec->shape)));
-    for (double& v : values) {
-      v = is_floating(spec->dtype) ? real(rng) : spec->dtype == DType::bool_ ? (integer(rng) > 0) : integer(rng);
+    // The tensor first, so that a size the host cannot hold fails naming its own bytes; then the
+    // values, drawn as doubles and converted in one pass.
+    Tensor host = Tensor::empty(spec->shape, spec->dtype, Device::cpu());
+    const Tensor values = Tensor::empty(spec->shape, DType::float64, Device::cpu());
+    double* v = values.data<double>();
+    for (std::int64_t i = 0; i < values.numel(); ++i) {
+      v[i] = is_floating(spec->dtype) ? real(rng) : spec->dtype == DType::bool_ ? (integer(rng) > 0) : integer(rng);
     }
-    out.push_back(Tensor::from_doubles(values, spec->shape, spec->dtype).to(device));
+    host.copy_from(values);
+    out.push_back(host.to(device));
   }
   return out;
 }

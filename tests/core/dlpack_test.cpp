@@ -127,3 +127,13 @@ TEST_CASE("meta tensors cannot be exported") {
   CHECK_THROWS_WITH_AS(to_dlpack(Tensor::empty({2}, DType::float32, Device::meta())),
                        doctest::Contains("meta tensors carry no data"), TypeError);
 }
+
+TEST_CASE("from_dlpack checks a view's extents and strides before it takes ownership") {
+  // (extent - 1) * stride overflows: the view is refused and the producer keeps its tensor.
+  int deletions = 0;
+  DLManagedTensor* managed = make_producer(&deletions, {3, 1}, {std::int64_t{1} << 62, 1});
+  CHECK_THROWS_WITH_AS(from_dlpack(managed), doctest::Contains("from_dlpack: shape [3, 1] with strides"), ValueError);
+  CHECK(deletions == 0);
+  managed->deleter(managed);
+  CHECK(deletions == 1);
+}

@@ -3,7 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <stdexcept>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -115,4 +119,97 @@ TEST_CASE("many threads calling split kernels at once each get their own correct
   }
   for (std::thread& c : callers) c.join();
   CHECK(mismatches.load() == 0);
+}
+
+namespace {
+
+std::vector<std::string>& warnings() {
+  static std::vector<std::string> w;
+  return w;
+}
+
+// Captures the pool's warnings for the scope.
+struct CapturedWarnings {
+  CapturedWarnings() {
+    warnings().clear();
+    set_warning_handler([](const std::string& m) { warnings().push_back(m); });
+  }
+  ~CapturedWarnings() { set_warning_handler(nullptr); }
+};
+
+// Lets at most `limit` workers live at once, then fails as std::thread does when the system
+// refuses a thread.
+ThreadPool::StartWorker limited_to(int limit) {
+  auto live = std::make_shared<std::atomic<int>>(0);
+  return [live, limit](std::function<void()> body) {
+    if (live->load() >= limit) {
+      throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again), "thread creation");
+    }
+    ++*live;
+    return std::thread([live, body = std::move(body)] {
+      body();
+      --*live;
+    });
+  };
+}
+
+}  // namespace
+
+TEST_CASE("TILEOPS_CPU_THREADS: an integer from 1 to 1024 is taken; anything else warns and falls back") {
+  CHECK(thread_setting(nullptr, 8).threads == 8);
+  CHECK(thread_setting("", 8).warning.empty());
+  CHECK(thread_setting("3", 8).threads == 3);
+  CHECK(thread_setting("3", 8).warning.empty());
+  CHECK(thread_setting("1024", 8).threads == 1024);
+  for (const char* bad : {"abc", "0", "-1", "4x", " 4", "+4", "1e3"}) {
+    const ThreadSetting s = thread_setting(bad, 6);
+    CHECK(s.threads == 6);
+    CHECK(s.warning.find("TILEOPS_CPU_THREADS='" + std::string(bad) + "' is not a thread count: expected an integer "
+                         "from 1 to 1024; using the 6 hardware thread(s)") == 0);
+  }
+  for (const char* huge : {"1025", "99999999999999999999999999"}) {
+    const ThreadSetting s = thread_setting(huge, 6);
+    CHECK(s.threads == 1024);
+    CHECK(s.warning == "TILEOPS_CPU_THREADS=" + std::string(huge) +
+                           " is more than the 1024 threads the cpu plugin runs; using 1024");
+  }
+  CHECK(thread_setting(nullptr, 0).threads == 1);  // an unknown hardware concurrency is one thread
+}
+
+TEST_CASE("a pool whose worker threads cannot all be started keeps half of those it started and warns") {
+  CapturedWarnings captured;
+  ThreadPool pool(8, limited_to(6));
+  CHECK(pool.size() == 4);
+  REQUIRE(warnings().size() == 1);
+  CHECK(warnings()[0].find("started 6 of the 7 worker threads asked for") == 0);
+  CHECK(warnings()[0].find("Resource temporarily unavailable") != std::string::npos);
+  CHECK(warnings()[0].find("keeping 3 to leave room for the work: split calls run on 4 thread(s)") != std::string::npos);
+  std::vector<std::atomic<int>> runs(1000);
+  pool.run(1000, [&](int64_t i) { runs[static_cast<std::size_t>(i)].fetch_add(1); });
+  int wrong = 0;
+  for (const auto& r : runs) wrong += r.load() != 1;
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("a pool that cannot start any worker runs every task on the calling thread") {
+  CapturedWarnings captured;
+  ThreadPool pool(16, limited_to(0));
+  CHECK(pool.size() == 1);
+  CHECK(warnings().size() == 1);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> elsewhere{0};
+  std::atomic<int> ran{0};
+  pool.run(64, [&](int64_t) {
+    ran.fetch_add(1);
+    if (std::this_thread::get_id() != caller) elsewhere.fetch_add(1);
+  });
+  CHECK(ran.load() == 64);
+  CHECK(elsewhere.load() == 0);
+}
+
+TEST_CASE("a pool of one thread starts no worker and warns about nothing") {
+  CapturedWarnings captured;
+  ThreadPool pool(1, limited_to(0));
+  CHECK(pool.size() == 1);
+  CHECK(warnings().empty());
 }

@@ -5,15 +5,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <sstream>
 #include <thread>
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "json_text.hpp"
 #include "op_inputs.hpp"
 #include "op_report.hpp"
 #include "tileops/backend.hpp"
@@ -123,6 +127,27 @@ int run_bench(const std::vector<std::string>& args) {
   } else {
     for (const OpCatalogEntry& e : op_catalog()) ops.push_back(&e);
   }
+  // A peak must be a positive finite rate: the roofline divides by it.
+  for (const char* peak : {"peak-gbps", "peak-gflops"}) {
+    if (!vm.count(peak)) continue;
+    const double v = vm[peak].as<double>();
+    if (!(std::isfinite(v) && v > 0)) {
+      std::ostringstream seen;
+      seen << v;
+      throw UsageError(std::string("tileops bench: --") + peak + " must be a positive finite number, got " + seen.str());
+    }
+  }
+  if (vm["repeat"].as<int>() < 1) throw UsageError("tileops bench: --repeat must be at least 1");
+  if (vm["warmup"].as<int>() < 0) throw UsageError("tileops bench: --warmup must be at least 0");
+  // Opened before the rows run, so that an unwritable path fails at once.
+  std::ofstream csv;
+  if (vm.count("csv")) {
+    csv.open(vm["csv"].as<std::string>());
+    if (!csv) {
+      throw UsageError("tileops bench: cannot open --csv file '" + vm["csv"].as<std::string>() +
+                       "' for writing: " + std::strerror(errno));
+    }
+  }
   SignaturePlan::IndexCap cap;
   if (vm.count("cap")) {
     const std::int64_t limit = vm["cap"].as<std::int64_t>();
@@ -168,7 +193,7 @@ int run_bench(const std::vector<std::string>& args) {
                   {"roofline_fraction", roof / s},
                   {"serving_target", op->serving_target().value_or("-")},
                   {"kernels", kernels_text(kernels_json(*op))}});
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       row["error"] = e.what();
     }
     rows.push_back(row);
@@ -176,10 +201,9 @@ int run_bench(const std::vector<std::string>& args) {
   if (progress) std::fprintf(stderr, "\r\033[K");
 
   if (vm.count("json")) {
-    std::cout << nlohmann::json{{"peak_gbps", peaks.bytes_per_second / 1e9},
-                                {"peak_gflops", peaks.flops_per_second / 1e9},
-                                {"rows", rows}}
-                     .dump(2)
+    std::cout << json_text({{"peak_gbps", peaks.bytes_per_second / 1e9},
+                            {"peak_gflops", peaks.flops_per_second / 1e9},
+                            {"rows", rows}})
               << "\n";
   } else {
     const bool on_host = device_runtime(device.type()).host_accessible();
@@ -199,9 +223,7 @@ int run_bench(const std::vector<std::string>& args) {
                   row["kernels"].get<std::string>().c_str());
     }
   }
-  if (vm.count("csv")) {
-    std::ofstream csv(vm["csv"].as<std::string>());
-    if (!csv) throw UsageError("tileops bench: cannot write --csv file '" + vm["csv"].as<std::string>() + "'");
+  if (csv.is_open()) {
     csv << "op,case,ms,gbps,gflops,roofline_fraction,serving_target,kernels,error\n";
     for (const auto& row : rows) {
       auto num = [&](const char* k) { return row.contains(k) ? std::to_string(row[k].get<double>()) : std::string(); };
@@ -209,6 +231,12 @@ int run_bench(const std::vector<std::string>& args) {
       csv << row["op"].get<std::string>() << "," << row["case"].get<std::string>() << "," << num("ms") << ","
           << num("gbps") << "," << num("gflops") << "," << num("roofline_fraction") << "," << str("serving_target") << ","
           << str("kernels") << "," << str("error") << "\n";
+    }
+    errno = 0;
+    csv.close();
+    if (!csv) {
+      throw RuntimeError("cannot write --csv file '" + vm["csv"].as<std::string>() + "'" +
+                         (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
     }
   }
   for (const auto& row : rows) {

@@ -6,6 +6,7 @@
 #include "backend_json.hpp"
 #include "command.hpp"
 #include "common_options.hpp"
+#include "json_text.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/config.hpp"
 #include "tileops/device_runtime.hpp"
@@ -62,7 +63,7 @@ int run_info(const std::vector<std::string>& args) {
   info["targets"] = targets_json();
 
   if (vm.count("json")) {
-    std::cout << info.dump(2) << "\n";
+    std::cout << json_text(info) << "\n";
     return 0;
   }
   std::cout << "tileops " << kVersion << "\n";

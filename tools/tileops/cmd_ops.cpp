@@ -4,6 +4,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "json_text.hpp"
 #include "op_json.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
@@ -80,7 +81,7 @@ int run_ops(const std::vector<std::string>& args) {
     for (const OpCatalogEntry& e : op_catalog()) all.push_back(op_json(e));
   }
   if (vm.count("json")) {
-    std::cout << all.dump(2) << "\n";
+    std::cout << json_text(all) << "\n";
   } else {
     for (const auto& op : all) print_text(op);
   }

@@ -6,6 +6,7 @@
 #include "backend_json.hpp"
 #include "command.hpp"
 #include "common_options.hpp"
+#include "json_text.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/paths.hpp"
 
@@ -29,7 +30,7 @@ int run_plugins(const std::vector<std::string>& args) {
   report["load_failures"] = load_failures_json();
   report["skipped"] = skipped_plugins_json();
   if (vm.count("json")) {
-    std::cout << report.dump(2) << "\n";
+    std::cout << json_text(report) << "\n";
     return 0;
   }
   std::cout << "plugins loaded:" << (report["plugins"].empty() ? " (none)" : "") << "\n";

@@ -7,6 +7,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "json_text.hpp"
 #include "op_inputs.hpp"
 #include "op_json.hpp"
 #include "op_report.hpp"
@@ -67,12 +68,13 @@ int run_run(const std::vector<std::string>& args) {
   const Device device = device_option(vm, "tileops run");
   const Target target = target_option(vm);
   if (!plan.has_call_time_tensor_input() && !params.contains("device")) params.set("device", device);
+  const int repeat = vm["repeat"].as<int>();
+  if (repeat < 1) throw UsageError("tileops run: --repeat must be at least 1, got " + std::to_string(repeat));
 
   std::unique_ptr<Op> op = entry->make(params, target);
   const std::vector<Tensor> inputs = testing::random_tensors(specs, device);
   const std::vector<Tensor> pristine = testing::clone_all(inputs);
   const OpOutputs outputs = op->call(CallArgs(inputs));
-  const int repeat = vm["repeat"].as<int>();
   std::vector<Tensor> scratch = testing::clone_all(pristine);
   const double seconds = median_seconds([&] { op->call(CallArgs(scratch)); }, device, 1, repeat);
   const Roofline roof = op->eval_roofline();
@@ -107,11 +109,12 @@ int run_run(const std::vector<std::string>& args) {
   }
 
   if (vm.count("json")) {
-    std::cout << report.dump(2) << "\n";
+    std::cout << json_text(report) << "\n";
     return check_failed ? 1 : 0;
   }
+  // An empty write (every written tensor empty) runs no implementation and selects no target.
   std::cout << entry->name << " on " << device.str() << "  serving target: "
-            << report["serving_target"].get<std::string>() << "\n";
+            << op->serving_target().value_or("(none: no implementation ran)") << "\n";
   std::cout << "  kernels:  " << kernels_text(report["kernels"]) << "\n";
   const SignatureCall& rec = *op->last_call();
   for (const TensorRecord& t : rec.tensors) {

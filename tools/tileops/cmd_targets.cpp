@@ -6,6 +6,7 @@
 #include "backend_json.hpp"
 #include "command.hpp"
 #include "common_options.hpp"
+#include "json_text.hpp"
 #include "tileops/backend.hpp"
 
 namespace tileops::cli {
@@ -25,7 +26,7 @@ int run_targets(const std::vector<std::string>& args) {
   report["default_target"] = fallback ? nlohmann::json(*fallback) : nlohmann::json(nullptr);
   report["targets"] = targets_json();
   if (vm.count("json")) {
-    std::cout << report.dump(2) << "\n";
+    std::cout << json_text(report) << "\n";
     return 0;
   }
   std::cout << "default target: " << (fallback ? *fallback : "(detect per device)") << "\n";

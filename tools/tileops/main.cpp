@@ -1,5 +1,7 @@
 // `tileops`: inspect the library, its plugins and ops, validate manifests, run and benchmark
 // ops. `tileops --help` lists the subcommands; `tileops <command> --help` describes one.
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 
@@ -42,13 +44,33 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const Command& c : kCommands) {
     if (name != c.name) continue;
+    // Usage errors exit 2; everything else that goes wrong (a library error, an exception of
+    // any other kind, output that cannot be written) exits 1 with one line on stderr.
     try {
-      return c.run(args);
+      const int status = c.run(args);
+      errno = 0;
+      std::cout.flush();
+      const bool written = std::cout && std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+      if (!written) {
+        std::cerr << "tileops " << name << ": cannot write the output to stdout"
+                  << (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()) << "\n";
+        return 1;
+      }
+      return status;
     } catch (const tileops::cli::UsageError& e) {
       std::cerr << e.what() << "\n";
       return 2;
     } catch (const tileops::Error& e) {
       std::cerr << "tileops " << name << ": " << e.what() << "\n";
+      return 1;
+    } catch (const std::bad_alloc&) {
+      std::cerr << "tileops " << name << ": out of memory (std::bad_alloc)\n";
+      return 1;
+    } catch (const std::exception& e) {
+      std::cerr << "tileops " << name << ": unexpected error: " << e.what() << "\n";
+      return 1;
+    } catch (...) {
+      std::cerr << "tileops " << name << ": unexpected error: an exception that is not a std::exception\n";
       return 1;
     }
   }

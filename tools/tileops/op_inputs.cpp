@@ -160,6 +160,13 @@ std::vector<std::optional<TensorSpec>> parse_inputs(const SignaturePlan& plan,
     if (colon != std::string::npos && !try_parse_dtype(trim(rest.substr(colon + 1)), spec.dtype)) {
       throw UsageError("--input " + name + ": unknown dtype '" + rest.substr(colon + 1) + "'");
     }
+    if (!shape_fits(spec.shape, dtype_size(spec.dtype))) {
+      try {
+        throw_bad_shape(spec.shape, "--input " + name, dtype_size(spec.dtype));
+      } catch (const ValueError& e) {
+        throw UsageError(e.what());
+      }
+    }
     specs[static_cast<std::size_t>(index)] = spec;
   }
   return specs;

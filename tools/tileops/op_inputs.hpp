@@ -24,7 +24,8 @@ ParamMap parse_params(const SignaturePlan& plan, const std::vector<std::string>&
 
 // Parses "name=SHAPE[:DTYPE]" (SHAPE "[2,4096]" or "2x4096"; DTYPE default float32) into one
 // TensorSpec per signature input (nullopt for inputs not named). Throws UsageError for an
-// unknown input name or a malformed shape or dtype.
+// unknown input name, a malformed shape or dtype, and a shape no tensor can have (a negative
+// extent, more than 2^63 - 1 elements or bytes).
 std::vector<std::optional<TensorSpec>> parse_inputs(const SignaturePlan& plan,
                                                     const std::vector<std::string>& assignments);
 

@@ -37,17 +37,24 @@ struct TILEOPS_API Config {
 // Parses one INI file. Keys: default_target, plugin_path (':'-separated, relative entries are
 // relative to the file's directory), manifest_path (likewise), log_level, disable_plugins
 // (','-separated), allow_insecure_plugins (true or false). '#' starts a comment. Throws ConfigError naming the file, the line and the
-// key for unknown keys, malformed lines, repeated keys and invalid values.
+// key for unknown keys, malformed lines, repeated keys and invalid values (a target name that
+// is empty, longer than 256 characters or not printable ASCII without spaces; a path entry longer
+// than 4096 characters or a value with control characters; a plugin name with spaces or '/'),
+// and naming the file and why for a path that is not a regular file of at most 16 MiB (the
+// file is then never opened, or read no further than the limit).
 TILEOPS_API Config parse_config_file(const std::filesystem::path& path);
 
-// The config file in effect: $TILEOPS_CONFIG (an error if it does not exist), else the first
-// existing of $XDG_CONFIG_HOME/tileops/tileops.conf (default ~/.config), each
-// $XDG_CONFIG_DIRS/tileops/tileops.conf (default /etc/xdg), /etc/tileops/tileops.conf.
+// The config file in effect: $TILEOPS_CONFIG (a ConfigError unless it names an existing
+// regular file), else the first existing of $XDG_CONFIG_HOME/tileops/tileops.conf (default
+// ~/.config), each $XDG_CONFIG_DIRS/tileops/tileops.conf (default /etc/xdg),
+// /etc/tileops/tileops.conf; relative XDG directories are ignored. A candidate that exists
+// but is not a regular file, or cannot be examined, is a ConfigError naming it.
 TILEOPS_API std::optional<std::filesystem::path> find_config_file();
 
 // The values of `file` (default: find_config_file(); none found: the defaults), then
 // TILEOPS_DEFAULT_TARGET, TILEOPS_PLUGIN_PATH, TILEOPS_MANIFEST_PATH, TILEOPS_LOG_LEVEL,
-// TILEOPS_DISABLE_PLUGINS and TILEOPS_ALLOW_INSECURE_PLUGINS (true or false, 1 or 0) on top. Throws ConfigError for a malformed file or variable.
+// TILEOPS_DISABLE_PLUGINS and TILEOPS_ALLOW_INSECURE_PLUGINS (true or false, 1 or 0) on top. Throws ConfigError for a malformed file or variable, naming
+// the variable, the value and what is accepted (the checks of parse_config_file).
 TILEOPS_API Config load_config(const std::optional<std::filesystem::path>& file = std::nullopt);
 
 // A copy of the process configuration: load_config() on first use (thread-safe).

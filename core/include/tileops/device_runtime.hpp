@@ -34,7 +34,8 @@ class TILEOPS_API DeviceRuntime {
   virtual DeviceFacts facts(int index) const = 0;
 
   // Allocates `nbytes` on device `index`; returns nullptr only for nbytes == 0. Throws
-  // RuntimeError when the device cannot provide the memory.
+  // OutOfMemoryError (a RuntimeError) naming the device and the bytes when the device cannot
+  // provide the memory; Storage::allocate also turns a std::bad_alloc into one.
   virtual void* allocate(std::size_t nbytes, int index) = 0;
   // Releases memory from allocate(). Never throws.
   virtual void deallocate(void* ptr, std::size_t nbytes, int index) noexcept = 0;

@@ -37,6 +37,13 @@ class TILEOPS_API RuntimeError : public Error {
   using Error::Error;
 };
 
+// A device (the host included) could not provide the memory asked for; the message names the
+// device and the byte count.
+class TILEOPS_API OutOfMemoryError : public RuntimeError {
+ public:
+  using RuntimeError::RuntimeError;
+};
+
 // No implementation can run this op here: no in-tree kernel runs on the device, or the
 // selected target has no builder for the op.
 class TILEOPS_API OpNotAvailableError : public RuntimeError {

@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tileops/device.hpp"
@@ -33,7 +35,8 @@ class TILEOPS_API Storage {
   Storage(void* data, std::size_t nbytes, Device device, std::shared_ptr<DeviceRuntime> runtime,
           void* stream = nullptr);
   // Allocates `nbytes` through the device's runtime, ordered on the calling thread's current
-  // stream of that device.
+  // stream of that device. Throws OutOfMemoryError naming the device and the byte count when
+  // the runtime has no memory for it (a std::bad_alloc of the runtime included).
   static std::shared_ptr<Storage> allocate(std::size_t nbytes, Device device);
   ~Storage();
   Storage(const Storage&) = delete;
@@ -58,16 +61,28 @@ class TILEOPS_API Tensor {
  public:
   Tensor() = default;
 
-  // A new contiguous tensor with uninitialised contents. meta tensors get no storage.
+  // A new contiguous tensor with uninitialised contents. meta tensors get no storage. Throws
+  // ValueError naming the shape and the limit when an extent is negative or the tensor would
+  // span more than kMaxTensorBytes (see shape_nbytes), OutOfMemoryError naming the device and
+  // the byte count when the device cannot provide the memory.
   static Tensor empty(ShapeView shape, DType dtype, Device device = Device::cpu());
   // A new contiguous tensor filled with zeros (any host-accessible or plugin device).
   static Tensor zeros(ShapeView shape, DType dtype, Device device = Device::cpu());
   // A view of existing memory; `storage` keeps it alive. Strides and offset are in elements.
+  // Throws ValueError when the view fails check_view against the storage's bytes.
   static Tensor from_storage(std::shared_ptr<Storage> storage, ShapeView shape,
                              ShapeView strides, std::int64_t offset, DType dtype);
   // A new cpu tensor holding `values` converted to `dtype`.
   static Tensor from_doubles(std::span<const double> values, ShapeView shape,
                              DType dtype);
+
+  // Throws ValueError naming `what` unless a view of `shape` with `strides` (in elements, each at
+  // least 0) from element `offset` (at least 0) of `dtype` is one a tensor may have: its element
+  // count and the bytes it reaches fit in kMaxTensorBytes, and, when `storage_bytes` is given,
+  // every element it addresses lies inside that many bytes. from_storage and as_strided make
+  // this check; importers make it before taking ownership of foreign memory.
+  static void check_view(ShapeView shape, ShapeView strides, std::int64_t offset, DType dtype,
+                         std::optional<std::size_t> storage_bytes, std::string_view what);
 
   bool defined() const { return impl_ != nullptr; }
   explicit operator bool() const { return defined(); }
@@ -82,7 +97,7 @@ class TILEOPS_API Tensor {
   DType dtype() const;
   const Device& device() const;
   std::int64_t numel() const;
-  std::size_t nbytes() const { return static_cast<std::size_t>(numel()) * dtype_size(dtype()); }
+  std::size_t nbytes() const { return static_cast<std::size_t>(shape_nbytes(shape(), dtype_size(dtype()))); }
   const std::shared_ptr<Storage>& storage() const;
 
   // Address of the first element; nullptr for meta tensors and empty storage.
@@ -110,7 +125,7 @@ class TILEOPS_API Tensor {
   // A new tensor with the same contents, contiguous, on the same device.
   Tensor clone() const;
 
-  // Views (no copy).
+  // Views (no copy). Each throws ValueError for a view that check_view rejects.
   Tensor view(ShapeView shape) const;  // requires contiguity
   Tensor transpose(std::int64_t a, std::int64_t b) const;
   Tensor slice(std::int64_t axis, std::int64_t start, std::int64_t stop, std::int64_t step = 1) const;

@@ -9,11 +9,12 @@ namespace tileops {
 
 double alibi_slope(std::int64_t head, std::int64_t num_heads) {
   std::int64_t pow2 = 1;
-  while (pow2 * 2 <= num_heads) pow2 *= 2;
+  while (pow2 <= num_heads / 2) pow2 *= 2;  // pow2 * 2 <= num_heads, without overflow
   if (head < pow2) return std::pow(2.0, -8.0 * static_cast<double>(head + 1) / static_cast<double>(pow2));
   // Heads beyond the power of two take every other slope of the next power of two.
-  const std::int64_t extra = head - pow2;
-  return std::pow(2.0, -8.0 * static_cast<double>(2 * extra + 1) / static_cast<double>(2 * pow2));
+  // Computed in double: 2 * pow2 exceeds INT64_MAX when num_heads is at least 2^62.
+  const auto extra = static_cast<double>(head - pow2);
+  return std::pow(2.0, -8.0 * (2.0 * extra + 1.0) / (2.0 * static_cast<double>(pow2)));
 }
 
 const OpClass& SiluAndMulFwdOp::op_class() {

@@ -29,7 +29,7 @@ OpOutputs LayerNormFwdOp::forward(const CallArgs& args) {
   auto contiguous_or_absent = [](const Tensor& t) { return t.defined() ? t.contiguous() : t; };
   LayerNormCall call;
   call.device = x.device();
-  call.n = shape_numel(normalized_shape_);
+  call.n = shape_numel(normalized_shape_, "LayerNormFwdOp: parameter normalized_shape");
   call.eps = eps_;
   call.dtype = x.dtype();
   auto& kernel = kernel_for<LayerNormFwdInterface>("layer_norm", call);

@@ -40,7 +40,7 @@ OpOutputs RMSNormFwdOp::forward(const CallArgs& args) {
   const Tensor& weight = args.inputs[1].defined() ? args.inputs[1].contiguous(weight_copy) : args.inputs[1];
   LayerNormCall call;
   call.device = x.device();
-  call.n = shape_numel(normalized_shape_);
+  call.n = shape_numel(normalized_shape_, "RMSNormFwdOp: parameter normalized_shape");
   call.eps = eps_ ? *eps_ : dtype_epsilon(x.dtype());
   call.dtype = x.dtype();
   auto& kernel = kernel_for<RMSNormFwdInterface>("rms_norm", call);

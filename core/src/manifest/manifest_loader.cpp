@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <initializer_list>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
+
+#include "text_file.hpp"
 
 namespace tileops::manifest {
 namespace {
@@ -387,16 +387,14 @@ LoadedFile load_manifest_text(std::string_view source, const std::string& file) 
 }
 
 LoadedFile load_manifest_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const TextFile file = read_text_file(path);
+  if (!file.problem.empty()) {
     LoadedFile out;
-    out.file = path.string();
-    out.problems.push_back({out.file, "(file)", "(file)", "cannot be read"});
+    out.file = path_for_message(path);
+    out.problems.push_back({out.file, "(file)", "(file)", file.problem});
     return out;
   }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return load_manifest_text(buf.str(), path.string());
+  return load_manifest_text(file.text, path.string());
 }
 
 }  // namespace tileops::manifest

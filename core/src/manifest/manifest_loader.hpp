@@ -23,7 +23,8 @@ struct LoadedFile {
 // Parses `text` as the manifest file named `file` (the name only labels problems).
 TILEOPS_API LoadedFile load_manifest_text(std::string_view text, const std::string& file);
 
-// Reads and parses `path`; an unreadable file is a "(file)" problem.
+// Reads and parses `path`; a file that cannot be read (missing, not a regular file, larger
+// than kMaxTextFileBytes, a read error) is a "(file)" problem saying why.
 TILEOPS_API LoadedFile load_manifest_file(const std::filesystem::path& path);
 
 }  // namespace tileops::manifest

@@ -3,23 +3,48 @@
 #include <algorithm>
 
 #include "manifest/builtin_manifests.hpp"
+#include "text_file.hpp"
+#include "tileops/logging.hpp"
 
 namespace tileops::manifest {
 
-std::vector<std::filesystem::path> manifest_files_in(const std::filesystem::path& directory) {
-  std::vector<std::filesystem::path> files;
+std::vector<LoadedFile> load_manifest_directory(const std::filesystem::path& directory) {
+  namespace fs = std::filesystem;
+  std::vector<LoadedFile> out;
+  const auto problem = [&](const std::string& reason) {
+    LoadedFile f;
+    f.file = path_for_message(directory);
+    f.problems.push_back({f.file, "(file)", "(file)", reason});
+    out.push_back(std::move(f));
+    return out;
+  };
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path());
+  const fs::file_status status = fs::status(directory, ec);
+  if (status.type() == fs::file_type::not_found) return out;
+  if (ec) return problem("cannot be examined: " + ec.message());
+  if (!fs::is_directory(status)) {
+    return problem("is a " + file_type_name(status.type()) + ", not a directory of manifest files");
   }
+  std::vector<fs::path> files;
+  fs::directory_iterator it(directory, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (it->path().extension() == ".yaml") files.push_back(it->path());
+  }
+  if (ec) return problem("cannot be listed: " + ec.message());
   std::sort(files.begin(), files.end());
-  return files;
+  for (const fs::path& file : files) out.push_back(load_manifest_file(file));
+  return out;
 }
 
 ManifestRegistry::ManifestRegistry(const std::vector<std::filesystem::path>& directories) {
   for (const ManifestSource& src : builtin_manifest_sources()) files_.push_back(load_manifest_text(src.text, std::string(src.name)));
   for (const auto& dir : directories) {
-    for (const auto& file : manifest_files_in(dir)) files_.push_back(load_manifest_file(file));
+    for (LoadedFile& file : load_manifest_directory(dir)) {
+      for (const Problem& p : file.problems) {
+        if (p.op == "(file)") log().warn("manifest_path: {} {}", p.file, p.reason);
+      }
+      files_.push_back(std::move(file));
+    }
   }
   for (const LoadedFile& f : files_) {
     for (const OpSpec& s : f.specs) specs_[s.name].push_back(&s);

@@ -16,8 +16,9 @@ namespace tileops::manifest {
 
 class TILEOPS_API ManifestRegistry {
  public:
-  // Loads the built-in manifests and each directory's *.yaml files (sorted by name; a missing
-  // directory is skipped). Never throws for malformed files: their problems are kept.
+  // Loads the built-in manifests and each directory's *.yaml files (load_manifest_directory).
+  // Never throws for malformed files: their problems are kept, and those of whole files (one
+  // that cannot be read, a directory that cannot be listed) are also logged as warnings.
   explicit ManifestRegistry(const std::vector<std::filesystem::path>& directories);
 
   // The spec named `op`. Throws ManifestError when its entry (or, if the name is found nowhere,
@@ -33,7 +34,11 @@ class TILEOPS_API ManifestRegistry {
   std::map<std::string, std::vector<const OpSpec*>, std::less<>> specs_;
 };
 
-// The *.yaml files of `directory`, sorted by name; empty when it does not exist.
-std::vector<std::filesystem::path> manifest_files_in(const std::filesystem::path& directory);
+// Every *.yaml entry of `directory`, loaded in name order; an entry that is not a regular file
+// (a FIFO, a device, a symbolic link loop) is a "(file)" problem of that entry, as
+// load_manifest_file reports it. A missing directory loads nothing; a path that is not a
+// directory, or a directory that cannot be listed, is one "(file)" problem. Never throws for a
+// problem of the files.
+TILEOPS_API std::vector<LoadedFile> load_manifest_directory(const std::filesystem::path& directory);
 
 }  // namespace tileops::manifest

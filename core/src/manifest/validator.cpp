@@ -7,6 +7,7 @@
 #include "manifest/manifest_loader.hpp"
 #include "manifest/manifest_registry.hpp"
 #include "signature/plan_builder.hpp"
+#include "text_file.hpp"
 
 namespace tileops::manifest {
 
@@ -21,12 +22,13 @@ ValidationReport validate_manifests(const std::vector<std::filesystem::path>& pa
   }
   for (const auto& path : paths) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-      for (const auto& file : manifest_files_in(path)) files.push_back(load_manifest_file(file));
-    } else if (std::filesystem::exists(path, ec)) {
-      files.push_back(load_manifest_file(path));
+    const std::filesystem::file_status status = std::filesystem::status(path, ec);
+    if (std::filesystem::is_directory(status)) {
+      for (LoadedFile& file : load_manifest_directory(path)) files.push_back(std::move(file));
+    } else if (status.type() == std::filesystem::file_type::not_found) {
+      report.problems.push_back({path_for_message(path), "(file)", "(file)", "does not exist"});
     } else {
-      report.problems.push_back({path.string(), "(file)", "(file)", "does not exist"});
+      files.push_back(load_manifest_file(path));  // reports a path that cannot be examined or read
     }
   }
 

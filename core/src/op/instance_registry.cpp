@@ -43,4 +43,10 @@ Op* find_instance(const std::string& key) {
   return it == r.live.end() ? nullptr : it->second;
 }
 
+std::size_t live_instance_count() {
+  InstanceRegistry& r = instances();
+  std::lock_guard lock(r.mutex);
+  return r.live.size();
+}
+
 }  // namespace tileops

@@ -2,7 +2,10 @@
 // the instance it was recorded for. Keys are never reused within the process.
 #pragma once
 
+#include <cstddef>
 #include <string>
+
+#include "tileops/export.hpp"
 
 namespace tileops {
 
@@ -13,5 +16,7 @@ std::string register_instance(Op* op);
 void unregister_instance(const std::string& key);
 // The live instance registered under `key`, or nullptr.
 Op* find_instance(const std::string& key);
+// How many instances are registered now (every op constructed and not yet destroyed).
+TILEOPS_API std::size_t live_instance_count();
 
 }  // namespace tileops

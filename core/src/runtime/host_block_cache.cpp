@@ -18,6 +18,8 @@ std::size_t HostBlockCache::rounded(std::size_t nbytes) {
 }
 
 void* HostBlockCache::allocate(std::size_t nbytes, std::size_t alignment) {
+  // Beyond this the rounding below would wrap around to a small size.
+  if (nbytes > kMaxBytes) throw std::bad_alloc();
   const std::size_t size = (rounded(nbytes) + alignment - 1) / alignment * alignment;
   if (size >= kMinCachedBytes) {
     std::lock_guard lock(mutex_);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -24,8 +25,11 @@ class TILEOPS_API HostBlockCache {
   HostBlockCache(const HostBlockCache&) = delete;
   HostBlockCache& operator=(const HostBlockCache&) = delete;
 
+  // The most bytes one block may have (what a signed 64-bit offset addresses).
+  static constexpr std::size_t kMaxBytes = std::numeric_limits<std::ptrdiff_t>::max();
+
   // `nbytes` (> 0) aligned to `alignment` (a power of two dividing 64 KiB); throws
-  // std::bad_alloc when the system has no memory.
+  // std::bad_alloc when nbytes exceeds kMaxBytes or the system has no memory.
   void* allocate(std::size_t nbytes, std::size_t alignment);
   void deallocate(void* ptr, std::size_t nbytes) noexcept;
 

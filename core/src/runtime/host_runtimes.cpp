@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "tileops/checked.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/logging.hpp"
 
@@ -17,15 +18,21 @@ namespace {
 // Host allocations are aligned for the widest vector registers (AVX-512) and cache lines.
 constexpr std::size_t kHostAlignment = 64;
 
-// TILEOPS_CPU_CACHE_BYTES bounds the bytes kept in freed large blocks (default 4 GiB).
+// TILEOPS_CPU_CACHE_BYTES bounds the bytes kept in freed large blocks (default 4 GiB): decimal
+// digits only, at most INT64_MAX; anything else warns and keeps the default.
 std::size_t cache_capacity() {
   constexpr std::size_t kDefault = std::size_t{4} << 30;
-  if (const char* v = std::getenv("TILEOPS_CPU_CACHE_BYTES")) {
-    char* end = nullptr;
-    const unsigned long long n = std::strtoull(v, &end, 10);
-    if (end != v && *end == '\0') return static_cast<std::size_t>(n);
-    log().warn("TILEOPS_CPU_CACHE_BYTES='{}' is not a byte count; using the default {}", v, kDefault);
+  const char* v = std::getenv("TILEOPS_CPU_CACHE_BYTES");
+  if (v == nullptr || *v == '\0') return kDefault;
+  std::int64_t n = 0;
+  bool valid = true;
+  for (const char* c = v; *c != '\0' && valid; ++c) {
+    valid = *c >= '0' && *c <= '9' && mul_fits(n, 10, n) && add_fits(n, *c - '0', n);
   }
+  if (valid) return static_cast<std::size_t>(n);
+  log().warn("TILEOPS_CPU_CACHE_BYTES='{}' is not a byte count: expected decimal digits, at most {}; using the "
+             "default {}",
+             v, kMaxTensorBytes, kDefault);
   return kDefault;
 }
 
@@ -59,7 +66,8 @@ class CpuRuntime final : public DeviceRuntime {
     try {
       return blocks_.allocate(nbytes, kHostAlignment);
     } catch (const std::bad_alloc&) {
-      throw RuntimeError("cpu: cannot allocate " + std::to_string(nbytes) + " bytes");
+      throw OutOfMemoryError("cpu cannot allocate " + std::to_string(nbytes) +
+                             " bytes: the host has no free memory block of that size");
     }
   }
   void deallocate(void* ptr, std::size_t nbytes, int) noexcept override { blocks_.deallocate(ptr, nbytes); }

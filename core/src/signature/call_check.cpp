@@ -167,6 +167,13 @@ void CompiledPlan::infer_output(const TensorDecl& t, Frame& f, OutputPlan& out) 
                                " has a negative axis (" + describe_reads(term->whole, f) + ")"));
     }
   }
+  if (!shape_fits(out.shape, dtype_size(out.dtype))) {
+    try {
+      throw_bad_shape(out.shape, "output '" + t.name + "' " + t.shape.text, dtype_size(out.dtype));
+    } catch (const ValueError& e) {
+      throw ValueError(message(e.what() + std::string(" (") + describe_reads(term->whole, f) + ")"));
+    }
+  }
 }
 
 }  // namespace tileops::detail

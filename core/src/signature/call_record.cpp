@@ -7,7 +7,7 @@ namespace {
 // Records tensor `name` and its traffic.
 inline void add_tensor(SignatureCall& record, std::string_view name, const Shape& shape, DType dtype, int reads, int writes) {
   record.tensors.emplace_back(name, shape, dtype);
-  record.traffic.emplace_back(name, reads, writes, shape_numel(shape) * dtype_bits(dtype) / 8);
+  record.traffic.emplace_back(name, reads, writes, shape_nbytes(shape, dtype_size(dtype)));
 }
 
 }  // namespace

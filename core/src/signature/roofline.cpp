@@ -17,7 +17,7 @@ RooflineFigures CompiledPlan::eval_roofline(const SignatureCall& record) const {
   for (std::size_t id = 0; id < tensors_.size(); ++id) {
     const TensorRecord* t = record.tensor(tensors_[id].name);
     f.present[id] = t != nullptr;
-    if (t != nullptr) f.bytes[id] = shape_numel(t->shape) * dtype_bits(t->dtype) / 8;
+    if (t != nullptr) f.bytes[id] = shape_nbytes(t->shape, dtype_size(t->dtype), "the recorded tensor");
   }
   const auto eval = [&](const Expr& e, const char* field) {
     try {

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "signature/expr/parser.hpp"
+#include "tileops/checked.hpp"
 #include "signature/plan_builder.hpp"
 
 namespace tileops::detail {
@@ -55,8 +56,7 @@ std::optional<LinearAst> linear(const Ast& a, const std::string& m) {
     const Ast& c = in_l ? r : l;
     if (c.type != AstType::Int || c.ival <= 0) return std::nullopt;
     std::optional<LinearAst> inner = linear(in_l ? l : r, m);
-    if (!inner || inner->rest) return std::nullopt;
-    inner->a *= c.ival;
+    if (!inner || inner->rest || !mul_fits(inner->a, c.ival, inner->a)) return std::nullopt;
     return inner;
   }
   if (a.text == "+") {

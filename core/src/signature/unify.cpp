@@ -203,8 +203,8 @@ struct Unifier {
     for (const AxisItem::Linear& lin : item.linear) {
       if (lin.slot != unknown) continue;
       const std::int64_t rest = lin.rest ? expr::evaluate(lin.rest->root, f.env()).i : 0;
-      const std::int64_t diff = axis - rest;
-      if (diff < 0 || diff % lin.a != 0) {
+      std::int64_t diff = 0;
+      if (__builtin_sub_overflow(axis, rest, &diff) || diff < 0 || diff % lin.a != 0) {
         const std::string name = plan.slots_[static_cast<std::size_t>(lin.slot)].name;
         throw ValueError(plan.message(shape_prefix() + " = " + describe_term(plan, term, f) + ": axis " +
                                       std::to_string(pos) + " is " + std::to_string(axis) + ", which " + item.text +

@@ -14,7 +14,7 @@ std::vector<double> alibi_slopes(int64_t num_heads) {
   std::vector<double> slopes;
   if (num_heads <= 0) return slopes;
   int64_t power = 1;
-  while (power * 2 <= num_heads) power *= 2;
+  while (power <= num_heads / 2) power *= 2;  // power * 2 <= num_heads, without overflow
   const auto p = static_cast<double>(power);
   for (int64_t h = 0; h < power; ++h)
     slopes.push_back(std::exp2(-8.0 * static_cast<double>(h + 1) / p));

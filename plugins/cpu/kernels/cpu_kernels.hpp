@@ -41,7 +41,9 @@ void force_isa(Isa isa);
 void reset_isa();
 
 // The number of threads that run a split call, the caller included: TILEOPS_CPU_THREADS when set
-// to a positive integer, otherwise the hardware concurrency. Fixed at the first kernel call.
+// to an integer from 1 to 1024, otherwise (with a warning for a malformed value) the hardware
+// concurrency; fewer, with a warning, when the system refuses more threads. Fixed at the first
+// kernel call.
 int thread_count();
 
 // ---- Normalisation ------------------------------------------------------------------------------

@@ -1,11 +1,74 @@
 // The shared pool of worker threads and the loops that split work over it.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "function_ref.hpp"
 
 namespace tileops::cpu {
+
+// The most threads TILEOPS_CPU_THREADS may ask for.
+inline constexpr int kMaxThreads = 1024;
+
+// The thread count TILEOPS_CPU_THREADS asks for, given its value (null when unset) and the
+// hardware concurrency: an integer from 1 to kMaxThreads, written in decimal digits only.
+// Anything else gives the hardware concurrency (at least 1) and a warning naming the variable,
+// the value and what is accepted; a count above kMaxThreads gives kMaxThreads and a warning.
+struct ThreadSetting {
+  int threads = 1;
+  std::string warning;  // empty when the value was used as given
+};
+ThreadSetting thread_setting(const char* value, unsigned hardware_concurrency);
+
+// Where the pool's warnings go (a bad TILEOPS_CPU_THREADS, threads that could not be started).
+// The default handler writes them to stderr; the plugin routes them to the tileops logger.
+using WarningHandler = void (*)(const std::string& message);
+void set_warning_handler(WarningHandler handler);
+void warn(const std::string& message);
+
+struct Job;
+
+// Worker threads that run the tasks of run() calls together with the calling thread.
+class ThreadPool {
+ public:
+  // Starts one worker thread running `body`; throws (std::system_error from std::thread) when
+  // the system cannot make one. Tests replace it to make thread creation fail.
+  using StartWorker = std::function<std::thread(std::function<void()> body)>;
+
+  // A pool of `threads` threads, the caller of run() included. When a worker cannot be started
+  // (a process or memory limit), the pool keeps half of those it had started, down to none, in
+  // which case every task runs on the calling thread, and warns with the counts and the reason.
+  explicit ThreadPool(int threads, const StartWorker& start = {});
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  // The threads that run a split call, the caller included.
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Runs task(i) for every i in [0, tasks) as run_tasks describes.
+  void run(int64_t tasks, FunctionRef<void(int64_t)> task);
+
+ private:
+  // Starts workers until there are `count`; returns why it stopped short, or "".
+  std::string start_workers(int count, const StartWorker& start);
+  // Stops and joins every worker (none may be running a job).
+  void stop_workers();
+  void work();
+  Job* first_open_job() const;
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<Job*> jobs_;
+  bool stop_ = false;
+};
 
 // Runs task(i) for every i in [0, tasks) on the pool's workers and the calling thread, and returns
 // when all have finished. The first exception a task throws is rethrown here after the others ran.

@@ -1,9 +1,9 @@
 #include "validate.hpp"
 
-#include <limits>
 #include <stdexcept>
 
 #include "kernel_table.hpp"
+#include "tileops/checked.hpp"
 
 namespace tileops::cpu {
 
@@ -61,11 +61,12 @@ void check_buffer(const char* kernel, const char* name, const void* buffer, int6
 }
 
 int64_t checked_product(const char* kernel, int64_t a, int64_t b) {
-  if (a != 0 && b > std::numeric_limits<int64_t>::max() / a) {
+  int64_t product = 0;
+  if (!mul_fits(a, b, product)) {
     throw std::invalid_argument(std::string(kernel) + ": " + std::to_string(a) + " x " +
                                 std::to_string(b) + " elements overflow int64");
   }
-  return a * b;
+  return product;
 }
 
 void unsupported_dtype(const char* kernel, DType dtype) {
