@@ -144,37 +144,40 @@ class Compiler {
     }
   }
 
+  static ArithOp arith_op(const std::string& text) {
+    if (text == "-") return ArithOp::Sub;
+    if (text == "*") return ArithOp::Mul;
+    if (text == "/") return ArithOp::Div;
+    if (text == "//") return ArithOp::FloorDiv;
+    if (text == "%") return ArithOp::Mod;
+    if (text == "**") return ArithOp::Pow;
+    return ArithOp::Add;
+  }
+
+  static Kind arith_kind(ArithOp op, Kind lhs, Kind rhs) {
+    if (op == ArithOp::Div) return kind_of(Base::Float);
+    if (lhs.base == Base::Int && rhs.base == Base::Int) return kind_of(Base::Int);
+    if (lhs.base == Base::Float || rhs.base == Base::Float) return kind_of(Base::Float);
+    return kind_of(Base::Num);
+  }
+
   Node arith(const Ast& a, const Narrowed& narrowed) {
-    Node lhs = compile(a.kids[0], narrowed);
-    Node rhs = compile(a.kids[1], narrowed);
-    for (int i = 0; i < 2; ++i) {
-      const Node& side = i == 0 ? lhs : rhs;
+    Node n = make(NodeOp::Arith, Kind{});
+    for (std::size_t i = 0; i < a.kids.size(); ++i) {
+      Node side = compile(a.kids[i], narrowed);
+      const std::string& op = a.ops[i == 0 ? 0 : i - 1];
       if (!is_numeric(side.kind)) {
         if (side.kind.maybe) fail(a.kids[i], "is " + kind_name(side.kind) + "; test present(...) and read .value");
-        fail(a, "'" + a.text + "' needs numbers, but '" + to_source(a.kids[i]) + "' is " + kind_name(side.kind));
+        fail(a, "'" + op + "' needs numbers, but '" + to_source(a.kids[i]) + "' is " + kind_name(side.kind));
       }
+      if (i == 0) {
+        n.kind = side.kind;
+      } else {
+        n.steps.push_back(arith_op(op));
+        n.kind = arith_kind(n.steps.back(), n.kind, side.kind);
+      }
+      n.kids.push_back(std::move(side));
     }
-    ArithOp op = ArithOp::Add;
-    if (a.text == "-") op = ArithOp::Sub;
-    else if (a.text == "*") op = ArithOp::Mul;
-    else if (a.text == "/") op = ArithOp::Div;
-    else if (a.text == "//") op = ArithOp::FloorDiv;
-    else if (a.text == "%") op = ArithOp::Mod;
-    else if (a.text == "**") op = ArithOp::Pow;
-    Kind kind;
-    if (op == ArithOp::Div) {
-      kind = kind_of(Base::Float);
-    } else if (lhs.kind.base == Base::Int && rhs.kind.base == Base::Int) {
-      kind = kind_of(Base::Int);
-    } else if (lhs.kind.base == Base::Float || rhs.kind.base == Base::Float) {
-      kind = kind_of(Base::Float);
-    } else {
-      kind = kind_of(Base::Num);
-    }
-    Node n = make(NodeOp::Arith, kind);
-    n.sub = static_cast<std::uint8_t>(op);
-    n.kids.push_back(std::move(lhs));
-    n.kids.push_back(std::move(rhs));
     return n;
   }
 

@@ -37,6 +37,10 @@ std::int64_t int_arith(ArithOp op, std::int64_t a, std::int64_t b) {
     }
     case ArithOp::Pow: {
       if (b < 0) throw ValueError("negative exponent " + std::to_string(b) + " of an integer");
+      // Bases 0, 1 and -1 never overflow; any other base overflows within 63 factors.
+      if (a == 0) return b == 0 ? 1 : 0;
+      if (a == 1) return 1;
+      if (a == -1) return b % 2 == 0 ? 1 : -1;
       r = 1;
       for (std::int64_t k = 0; k < b; ++k) {
         if (__builtin_mul_overflow(r, a, &r)) overflow();
@@ -150,13 +154,17 @@ Val evaluate(const Node& n, const Env& env) {
     }
     case NodeOp::Not: return Val::boolean(!evaluate_bool(n.kids[0], env));
     case NodeOp::Arith: {
-      const Val a = evaluate(n.kids[0], env);
-      const Val b = evaluate(n.kids[1], env);
-      const auto op = static_cast<ArithOp>(n.sub);
-      if (op != ArithOp::Div && a.tag == Val::Tag::integer && b.tag == Val::Tag::integer) {
-        return Val::integer(int_arith(op, a.i, b.i));
+      Val acc = evaluate(n.kids[0], env);
+      for (std::size_t i = 0; i < n.steps.size(); ++i) {
+        const Val b = evaluate(n.kids[i + 1], env);
+        const ArithOp op = n.steps[i];
+        if (op != ArithOp::Div && acc.tag == Val::Tag::integer && b.tag == Val::Tag::integer) {
+          acc.set_integer(int_arith(op, acc.i, b.i));
+        } else {
+          acc.set_real(real_arith(op, acc.number(), b.number()));
+        }
       }
-      return Val::real(real_arith(op, a.number(), b.number()));
+      return acc;
     }
     case NodeOp::And:
       for (const Node& k : n.kids) {

@@ -1,5 +1,6 @@
 #include "signature/expr/parser.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "signature/expr/lexer.hpp"
@@ -12,6 +13,11 @@ bool is_keyword(const std::string& s) {
   return s == "and" || s == "or" || s == "not" || s == "in" || s == "is" || s == "if" || s == "else" ||
          s == "lambda" || s == "for" || s == "True" || s == "False" || s == "true" || s == "false" ||
          s == "None";
+}
+
+[[noreturn]] void too_deep(int column) {
+  throw ValueError("column " + std::to_string(column) + ": the expression nests more than " +
+                   std::to_string(kMaxExpressionDepth) + " levels deep");
 }
 
 class Parser {
@@ -27,6 +33,23 @@ class Parser {
  private:
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;
+
+  // One level of nesting for as long as it lives: every recursion of the parser passes through
+  // one, so the parser's own stack stays within kMaxExpressionDepth levels.
+  class Nest {
+   public:
+    explicit Nest(Parser& p) : p_(p) {
+      if (p_.nesting_ == kMaxExpressionDepth) too_deep(p_.peek().column);
+      ++p_.nesting_;
+    }
+    ~Nest() { --p_.nesting_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+
+   private:
+    Parser& p_;
+  };
 
   const Token& peek(std::size_t ahead = 0) const {
     const std::size_t i = pos_ + ahead;
@@ -66,12 +89,15 @@ class Parser {
     if (!at_word("if")) return value;
     const int column = value.column;
     next();
+    const Nest nest(*this);
     Ast cond = or_test();
     if (!at_word("else")) fail_here("expected 'else' in a conditional expression, found " + describe(peek()));
     next();
     Ast other = expression();
     Ast a = node(AstType::IfElse, column);
-    a.kids = {std::move(value), std::move(cond), std::move(other)};
+    add_kid(a, std::move(value));
+    add_kid(a, std::move(cond));
+    add_kid(a, std::move(other));
     return a;
   }
 
@@ -83,10 +109,10 @@ class Parser {
     Ast first = operand();
     if (!at_word(word)) return first;
     Ast a = node(type, first.column);
-    a.kids.push_back(std::move(first));
+    add_kid(a, std::move(first));
     while (at_word(word)) {
       next();
-      a.kids.push_back(operand());
+      add_kid(a, operand());
     }
     return a;
   }
@@ -94,9 +120,10 @@ class Parser {
   Ast not_test() {
     if (at_word("not")) {
       const int column = next().column;
+      const Nest nest(*this);
       Ast a = node(AstType::Unary, column);
       a.text = "not";
-      a.kids.push_back(not_test());
+      add_kid(a, not_test());
       return a;
     }
     return comparison();
@@ -127,46 +154,44 @@ class Parser {
     std::string op = comparison_op();
     if (op.empty()) return first;
     Ast a = node(AstType::Compare, first.column);
-    a.kids.push_back(std::move(first));
+    add_kid(a, std::move(first));
     while (!op.empty()) {
-      a.ops.push_back(op);
-      a.kids.push_back(arith());
+      a.ops.push_back(std::move(op));
+      add_kid(a, arith());
       op = comparison_op();
     }
     return a;
   }
 
-  Ast binary(Ast lhs, std::string op, Ast rhs) {
-    Ast a = node(AstType::Binary, lhs.column);
-    a.text = std::move(op);
-    a.kids = {std::move(lhs), std::move(rhs)};
+  // A left-to-right run of operators of one precedence level, as one node whatever its length.
+  template <class AtOp, class F>
+  Ast run(AtOp at_level, F operand) {
+    Ast first = operand();
+    if (!at_level()) return first;
+    Ast a = node(AstType::Binary, first.column);
+    add_kid(a, std::move(first));
+    while (at_level()) {
+      a.ops.push_back(next().text);
+      add_kid(a, operand());
+    }
     return a;
   }
 
   Ast arith() {
-    Ast lhs = term();
-    while (at_op("+") || at_op("-")) {
-      std::string op = next().text;
-      lhs = binary(std::move(lhs), std::move(op), term());
-    }
-    return lhs;
+    return run([this] { return at_op("+") || at_op("-"); }, [this] { return term(); });
   }
 
   Ast term() {
-    Ast lhs = factor();
-    while (at_op("*") || at_op("/") || at_op("//") || at_op("%")) {
-      std::string op = next().text;
-      lhs = binary(std::move(lhs), std::move(op), factor());
-    }
-    return lhs;
+    return run([this] { return at_op("*") || at_op("/") || at_op("//") || at_op("%"); }, [this] { return factor(); });
   }
 
   Ast factor() {
     if (at_op("-") || at_op("+")) {
       const Token t = next();
+      const Nest nest(*this);
       Ast a = node(AstType::Unary, t.column);
       a.text = t.text;
-      a.kids.push_back(factor());
+      add_kid(a, factor());
       return a;
     }
     return power();
@@ -176,19 +201,25 @@ class Parser {
     Ast base = primary();
     if (!at_op("**")) return base;
     next();
-    return binary(std::move(base), "**", factor());
+    const Nest nest(*this);
+    Ast a = node(AstType::Binary, base.column);
+    a.ops.push_back("**");
+    add_kid(a, std::move(base));
+    add_kid(a, factor());
+    return a;
   }
 
   Ast primary() {
     Ast a = atom();
     for (;;) {
       if (at_op("(")) {
+        const Nest nest(*this);
         Ast call = node(AstType::Call, a.column);
         next();
-        call.kids.push_back(std::move(a));
+        add_kid(call, std::move(a));
         if (!at_op(")")) {
           for (;;) {
-            call.kids.push_back(argument());
+            add_kid(call, argument());
             if (at_op(",")) {
               next();
               if (at_op(")")) break;
@@ -200,11 +231,12 @@ class Parser {
         expect_op(")");
         a = std::move(call);
       } else if (at_op("[")) {
+        const Nest nest(*this);
         Ast sub = node(AstType::Subscript, a.column);
         next();
-        sub.kids.push_back(std::move(a));
+        add_kid(sub, std::move(a));
         for (;;) {
-          sub.kids.push_back(expression());
+          add_kid(sub, expression());
           if (!at_op(",")) break;
           next();
           if (at_op("]")) break;
@@ -217,7 +249,7 @@ class Parser {
         if (peek().type != TokenType::Name) fail_here("expected an attribute name after '.', found " + describe(peek()));
         Ast attr = node(AstType::Attr, a.column);
         attr.text = next().text;
-        attr.kids.push_back(std::move(a));
+        add_kid(attr, std::move(a));
         a = std::move(attr);
       } else {
         return a;
@@ -231,7 +263,7 @@ class Parser {
       next();
       Ast kw = node(AstType::Keyword, name.column);
       kw.text = name.text;
-      kw.kids.push_back(expression());
+      add_kid(kw, expression());
       return kw;
     }
     if (at_op("*")) fail_here("'*' arguments are not in the expression language");
@@ -242,46 +274,46 @@ class Parser {
     if (at_op("*")) {
       const int column = next().column;
       Ast star = node(AstType::Star, column);
-      star.kids.push_back(arith());
+      add_kid(star, arith());
       return star;
     }
     return expression();
   }
 
   Ast atom() {
-    const Token t = peek();
+    const Token& t = peek();
     switch (t.type) {
       case TokenType::Int: {
-        next();
         Ast a = node(AstType::Int, t.column);
         a.ival = t.ival;
         a.text = t.text;
+        next();
         return a;
       }
       case TokenType::Float: {
-        next();
         Ast a = node(AstType::Float, t.column);
         a.fval = t.fval;
         a.text = t.text;
+        next();
         return a;
       }
       case TokenType::Str: {
-        next();
         Ast a = node(AstType::Str, t.column);
         a.text = t.text;
+        next();
         return a;
       }
       case TokenType::Name: {
-        next();
-        if (t.text == "True" || t.text == "true" || t.text == "False" || t.text == "false") {
-          Ast a = node(AstType::Bool, t.column);
-          a.ival = (t.text == "True" || t.text == "true") ? 1 : 0;
+        const Token name = next();
+        if (name.text == "True" || name.text == "true" || name.text == "False" || name.text == "false") {
+          Ast a = node(AstType::Bool, name.column);
+          a.ival = (name.text == "True" || name.text == "true") ? 1 : 0;
           return a;
         }
-        if (t.text == "None") return node(AstType::None, t.column);
-        if (is_keyword(t.text)) fail_at(t.column, "unexpected keyword '" + t.text + "'");
-        Ast a = node(AstType::Name, t.column);
-        a.text = t.text;
+        if (name.text == "None") return node(AstType::None, name.column);
+        if (is_keyword(name.text)) fail_at(name.column, "unexpected keyword '" + name.text + "'");
+        Ast a = node(AstType::Name, name.column);
+        a.text = name.text;
         return a;
       }
       case TokenType::Op:
@@ -295,6 +327,7 @@ class Parser {
   }
 
   Ast parenthesized() {
+    const Nest nest(*this);
     const int column = next().column;
     if (at_op(")")) {
       next();
@@ -307,17 +340,18 @@ class Parser {
       return first;
     }
     Ast tuple = node(AstType::Tuple, column);
-    tuple.kids.push_back(std::move(first));
+    add_kid(tuple, std::move(first));
     while (at_op(",")) {
       next();
       if (at_op(")")) break;
-      tuple.kids.push_back(expression());
+      add_kid(tuple, expression());
     }
     expect_op(")");
     return tuple;
   }
 
   Ast list_display() {
+    const Nest nest(*this);
     const int column = next().column;
     Ast list = node(AstType::List, column);
     if (at_op("]")) {
@@ -325,7 +359,7 @@ class Parser {
       return list;
     }
     for (;;) {
-      list.kids.push_back(list_item());
+      add_kid(list, list_item());
       if (at_word("for")) fail_here("comprehensions are not in the expression language");
       if (!at_op(",")) break;
       next();
@@ -344,73 +378,132 @@ int precedence(const Ast& a) {
     case AstType::Unary: return a.text == "not" ? 3 : 7;
     case AstType::Compare: return 4;
     case AstType::Binary:
-      if (a.text == "+" || a.text == "-") return 5;
-      if (a.text == "**") return 8;
+      if (a.ops[0] == "+" || a.ops[0] == "-") return 5;
+      if (a.ops[0] == "**") return 8;
       return 6;
     default: return 9;
   }
 }
 
-std::string wrapped(const Ast& kid, int min_precedence) {
-  std::string s = to_source(kid);
-  return precedence(kid) < min_precedence ? "(" + s + ")" : s;
+// Appends the canonical source of `a` to `out`: each level writes its own text once, so the
+// whole is linear in the length of the result.
+void emit(const Ast& a, std::string& out);
+
+void emit_wrapped(const Ast& kid, int min_precedence, std::string& out) {
+  const bool paren = precedence(kid) < min_precedence;
+  if (paren) out += '(';
+  emit(kid, out);
+  if (paren) out += ')';
 }
 
-std::string joined(const std::vector<Ast>& kids, std::size_t from, const std::string& sep) {
-  std::string s;
+void emit_joined(const std::vector<Ast>& kids, std::size_t from, std::string& out) {
   for (std::size_t i = from; i < kids.size(); ++i) {
-    if (i > from) s += sep;
-    s += to_source(kids[i]);
+    if (i > from) out += ", ";
+    emit(kids[i], out);
   }
-  return s;
 }
 
-}  // namespace
-
-Ast parse_expression(std::string_view source) { return Parser(source).parse_all(); }
-
-std::string to_source(const Ast& a) {
+void emit(const Ast& a, std::string& out) {
   switch (a.type) {
     case AstType::Int:
-    case AstType::Float: return a.text;
-    case AstType::Str: return "'" + a.text + "'";
-    case AstType::Bool: return a.ival ? "True" : "False";
-    case AstType::None: return "None";
-    case AstType::Name: return a.text;
+    case AstType::Float: out += a.text; return;
+    case AstType::Str: out += '\'' + a.text + '\''; return;
+    case AstType::Bool: out += a.ival ? "True" : "False"; return;
+    case AstType::None: out += "None"; return;
+    case AstType::Name: out += a.text; return;
     case AstType::Unary:
-      return a.text == "not" ? "not " + wrapped(a.kids[0], 3) : a.text + wrapped(a.kids[0], 7);
+      out += a.text == "not" ? "not " : a.text;
+      emit_wrapped(a.kids[0], a.text == "not" ? 3 : 7, out);
+      return;
     case AstType::Binary: {
       const int p = precedence(a);
-      const bool right_assoc = a.text == "**";
-      return wrapped(a.kids[0], right_assoc ? p + 1 : p) + " " + a.text + " " +
-             wrapped(a.kids[1], right_assoc ? p : p + 1);
+      if (a.ops[0] == "**") {
+        emit_wrapped(a.kids[0], p + 1, out);
+        out += " ** ";
+        emit_wrapped(a.kids[1], p, out);
+        return;
+      }
+      emit_wrapped(a.kids[0], p, out);
+      for (std::size_t i = 0; i < a.ops.size(); ++i) {
+        out += ' ' + a.ops[i] + ' ';
+        emit_wrapped(a.kids[i + 1], p + 1, out);
+      }
+      return;
     }
     case AstType::And:
     case AstType::Or: {
       const int p = precedence(a);
-      std::string s;
       for (std::size_t i = 0; i < a.kids.size(); ++i) {
-        if (i) s += a.type == AstType::And ? " and " : " or ";
-        s += wrapped(a.kids[i], p + 1);
+        if (i) out += a.type == AstType::And ? " and " : " or ";
+        emit_wrapped(a.kids[i], p + 1, out);
       }
-      return s;
+      return;
     }
-    case AstType::Compare: {
-      std::string s = wrapped(a.kids[0], 5);
-      for (std::size_t i = 0; i < a.ops.size(); ++i) s += " " + a.ops[i] + " " + wrapped(a.kids[i + 1], 5);
-      return s;
-    }
+    case AstType::Compare:
+      emit_wrapped(a.kids[0], 5, out);
+      for (std::size_t i = 0; i < a.ops.size(); ++i) {
+        out += ' ' + a.ops[i] + ' ';
+        emit_wrapped(a.kids[i + 1], 5, out);
+      }
+      return;
     case AstType::IfElse:
-      return wrapped(a.kids[0], 1) + " if " + wrapped(a.kids[1], 1) + " else " + wrapped(a.kids[2], 0);
-    case AstType::List: return "[" + joined(a.kids, 0, ", ") + "]";
-    case AstType::Tuple: return a.kids.size() == 1 ? "(" + to_source(a.kids[0]) + ",)" : "(" + joined(a.kids, 0, ", ") + ")";
-    case AstType::Star: return "*" + wrapped(a.kids[0], 5);
-    case AstType::Call: return to_source(a.kids[0]) + "(" + joined(a.kids, 1, ", ") + ")";
-    case AstType::Keyword: return a.text + "=" + to_source(a.kids[0]);
-    case AstType::Attr: return wrapped(a.kids[0], 9) + "." + a.text;
-    case AstType::Subscript: return wrapped(a.kids[0], 9) + "[" + joined(a.kids, 1, ", ") + "]";
+      emit_wrapped(a.kids[0], 1, out);
+      out += " if ";
+      emit_wrapped(a.kids[1], 1, out);
+      out += " else ";
+      emit_wrapped(a.kids[2], 0, out);
+      return;
+    case AstType::List:
+      out += '[';
+      emit_joined(a.kids, 0, out);
+      out += ']';
+      return;
+    case AstType::Tuple:
+      out += '(';
+      emit_joined(a.kids, 0, out);
+      out += a.kids.size() == 1 ? ",)" : ")";
+      return;
+    case AstType::Star:
+      out += '*';
+      emit_wrapped(a.kids[0], 5, out);
+      return;
+    case AstType::Call:
+      emit(a.kids[0], out);
+      out += '(';
+      emit_joined(a.kids, 1, out);
+      out += ')';
+      return;
+    case AstType::Keyword:
+      out += a.text + "=";
+      emit(a.kids[0], out);
+      return;
+    case AstType::Attr:
+      emit_wrapped(a.kids[0], 9, out);
+      out += '.' + a.text;
+      return;
+    case AstType::Subscript:
+      emit_wrapped(a.kids[0], 9, out);
+      out += '[';
+      emit_joined(a.kids, 1, out);
+      out += ']';
+      return;
   }
-  return "";
+}
+
+}  // namespace
+
+void add_kid(Ast& parent, Ast kid) {
+  if (kid.height >= kMaxExpressionDepth) too_deep(kid.column);
+  parent.height = std::max(parent.height, kid.height + 1);
+  parent.kids.push_back(std::move(kid));
+}
+
+Ast parse_expression(std::string_view source) { return Parser(source).parse_all(); }
+
+std::string to_source(const Ast& a) {
+  std::string out;
+  emit(a, out);
+  return out;
 }
 
 }  // namespace tileops::expr
