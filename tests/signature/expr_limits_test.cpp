@@ -3,6 +3,8 @@
 // reports overflow instead of wrapping or invoking undefined behaviour.
 #include <doctest/doctest.h>
 
+#include <pthread.h>
+
 #include <string>
 #include <vector>
 
@@ -38,17 +40,57 @@ std::string repeat(const std::string& s, int n) {
 
 std::string nested_parens(int n) { return repeat("(", n) + "M" + repeat(")", n); }
 
-const std::string kTooDeep = "nests more than 256 levels deep";
+const std::string kTooDeep = "nests more than 128 levels deep";
 
 }  // namespace
 
 TEST_CASE("nesting deeper than kMaxExpressionDepth is a ValueError, the limit itself is accepted") {
-  REQUIRE(kMaxExpressionDepth == 256);
+  REQUIRE(kMaxExpressionDepth == 128);
   CHECK(eval(nested_parens(kMaxExpressionDepth)) == "6");
   CHECK(eval(repeat("-", kMaxExpressionDepth) + "M") == "6");
   CHECK(eval(repeat("not ", kMaxExpressionDepth) + "keep") == "true");
   CHECK_THROWS_WITH_AS(eval(nested_parens(kMaxExpressionDepth + 1)), doctest::Contains(kTooDeep.c_str()), ValueError);
   CHECK_THROWS_WITH_AS(eval(repeat("-", kMaxExpressionDepth + 1) + "M"), doctest::Contains(kTooDeep.c_str()), ValueError);
+}
+
+TEST_CASE("the deepest expressions allowed parse, compile and evaluate on a thread with a 1 MiB stack") {
+  const int n = kMaxExpressionDepth;
+  struct Job {
+    std::vector<std::pair<std::string, std::string>> cases;  // source, expected value
+    std::vector<std::string> results;
+  } job;
+  job.cases = {
+      {nested_parens(n), "6"},
+      {repeat("-", n) + "M", "6"},
+      {repeat("not ", n) + "keep", "true"},
+      {repeat("abs(", n) + "M" + repeat(")", n), "6"},
+      {repeat("M if keep else ", n) + "0", "6"},
+      {repeat("1 ** ", n) + "1", "1"},
+      {repeat("(-", n / 2) + "M" + repeat(")", n / 2), "6"},
+  };
+  const auto body = [](void* arg) -> void* {
+    auto* j = static_cast<Job*>(arg);
+    for (const auto& [source, expected] : j->cases) {
+      try {
+        j->results.push_back(eval(source));
+      } catch (const std::exception& e) {
+        j->results.push_back(e.what());
+      }
+    }
+    return nullptr;
+  };
+  pthread_attr_t attr;
+  REQUIRE(pthread_attr_init(&attr) == 0);
+  REQUIRE(pthread_attr_setstacksize(&attr, std::size_t{1} << 20) == 0);
+  pthread_t thread;
+  REQUIRE(pthread_create(&thread, &attr, body, &job) == 0);
+  REQUIRE(pthread_join(thread, nullptr) == 0);
+  pthread_attr_destroy(&attr);
+  REQUIRE(job.results.size() == job.cases.size());
+  for (std::size_t i = 0; i < job.cases.size(); ++i) {
+    CAPTURE(job.cases[i].first.substr(0, 40));
+    CHECK(job.results[i] == job.cases[i].second);
+  }
 }
 
 TEST_CASE("the inputs that overflowed the stack are refused with the nesting error") {
@@ -166,7 +208,7 @@ DeepFwdOp:
 }
 
 TEST_CASE("type family arguments substituted past the nesting limit name the shape") {
-  const std::string deep = repeat("-", 200) + "M";
+  const std::string deep = repeat("-", 100) + "M";
   const std::string yaml = std::string(R"yaml(
 FamFwdOp:
   family: test
@@ -177,7 +219,7 @@ FamFwdOp:
         params: {t: Bool, R: Dim}
         match: t
         cases:
-        - {when: false, is: ")yaml") + "[" + repeat("-", 200) + "R]" + R"yaml("}
+        - {when: false, is: ")yaml") + "[" + repeat("-", 100) + "R]" + R"yaml("}
         - {when: true, is: "[R]"}
     forall: {M: Dim}
     params:

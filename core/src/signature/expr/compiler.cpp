@@ -75,13 +75,15 @@ class Compiler {
     return n;
   }
 
+  // The dispatch stays a small frame (every case is a function of its own), since it is on the
+  // recursion path of every level of nesting.
   Node compile(const Ast& a, const Narrowed& narrowed) {
     switch (a.type) {
-      case AstType::Int: return constant(Val::integer(a.ival), kind_of(Base::Int));
-      case AstType::Float: return constant(Val::real(a.fval), kind_of(Base::Float));
-      case AstType::Str: return constant(Val::str(intern(a.text)), kind_of(Base::Str));
-      case AstType::Bool: return constant(Val::boolean(a.ival != 0), kind_of(Base::Bool));
-      case AstType::None: return constant(Val::none(), kind_of(Base::None));
+      case AstType::Int:
+      case AstType::Float:
+      case AstType::Str:
+      case AstType::Bool:
+      case AstType::None: return literal(a);
       case AstType::Name: return name(a);
       case AstType::Unary: return unary(a, narrowed);
       case AstType::Binary: return arith(a, narrowed);
@@ -100,7 +102,17 @@ class Compiler {
     fail(a, "not an expression");
   }
 
-  Node name(const Ast& a) {
+  [[gnu::noinline]] static Node literal(const Ast& a) {
+    switch (a.type) {
+      case AstType::Int: return constant(Val::integer(a.ival), kind_of(Base::Int));
+      case AstType::Float: return constant(Val::real(a.fval), kind_of(Base::Float));
+      case AstType::Str: return constant(Val::str(intern(a.text)), kind_of(Base::Str));
+      case AstType::Bool: return constant(Val::boolean(a.ival != 0), kind_of(Base::Bool));
+      default: return constant(Val::none(), kind_of(Base::None));
+    }
+  }
+
+  [[gnu::noinline]] Node name(const Ast& a) {
     const NameInfo* info = scope_.find(a.text);
     if (info == nullptr) {
       DType d;
@@ -120,7 +132,7 @@ class Compiler {
     return n;
   }
 
-  Node unary(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node unary(const Ast& a, const Narrowed& narrowed) {
     Node operand = compile(a.kids[0], narrowed);
     if (a.text == "not") {
       expect_kind(a.kids[0], operand, kind_of(Base::Bool));
@@ -161,7 +173,7 @@ class Compiler {
     return kind_of(Base::Num);
   }
 
-  Node arith(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node arith(const Ast& a, const Narrowed& narrowed) {
     Node n = make(NodeOp::Arith, Kind{});
     for (std::size_t i = 0; i < a.kids.size(); ++i) {
       Node side = compile(a.kids[i], narrowed);
@@ -181,7 +193,7 @@ class Compiler {
     return n;
   }
 
-  Node boolean(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node boolean(const Ast& a, const Narrowed& narrowed) {
     const bool is_and = a.type == AstType::And;
     Node n = make(is_and ? NodeOp::And : NodeOp::Or, kind_of(Base::Bool));
     Narrowed current = narrowed;
@@ -194,7 +206,7 @@ class Compiler {
     return n;
   }
 
-  Node compare_chain(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node compare_chain(const Ast& a, const Narrowed& narrowed) {
     if (a.ops.size() == 1) return compare(a, a.ops[0], a.kids[0], a.kids[1], narrowed);
     Node n = make(NodeOp::And, kind_of(Base::Bool));
     for (std::size_t i = 0; i < a.ops.size(); ++i) n.kids.push_back(compare(a, a.ops[i], a.kids[i], a.kids[i + 1], narrowed));
@@ -299,7 +311,7 @@ class Compiler {
     return n;
   }
 
-  Node if_else(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node if_else(const Ast& a, const Narrowed& narrowed) {
     Node cond = compile(a.kids[1], narrowed);
     expect_kind(a.kids[1], cond, kind_of(Base::Bool));
     Node yes = compile(a.kids[0], with(narrowed, present_slot(a.kids[1])));
@@ -325,7 +337,7 @@ class Compiler {
     return n;
   }
 
-  Node list(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node list(const Ast& a, const Narrowed& narrowed) {
     Node n = make(NodeOp::List, kind_of(Base::IntList));
     for (const Ast& item : a.kids) {
       const bool star = item.type == AstType::Star;
@@ -341,7 +353,7 @@ class Compiler {
     return n;
   }
 
-  Node attribute(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node attribute(const Ast& a, const Narrowed& narrowed) {
     const Ast& base = a.kids[0];
     if (base.type == AstType::Name) {
       const NameInfo* info = scope_.find(base.text);
@@ -362,7 +374,7 @@ class Compiler {
     return n;
   }
 
-  Node subscript(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node subscript(const Ast& a, const Narrowed& narrowed) {
     if (a.kids.size() != 2) fail(a, "a subscript takes one index");
     Node base = compile(a.kids[0], narrowed);
     expect_kind(a.kids[0], base, kind_of(Base::IntList));
@@ -395,7 +407,7 @@ class Compiler {
                                   : "bytes() takes a tensor name");
   }
 
-  Node call(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node call(const Ast& a, const Narrowed& narrowed) {
     const Ast& callee = a.kids[0];
     if (callee.type != AstType::Name) fail(a, "unknown primitive '" + to_source(callee) + "'");
     if (callee.text == "present") return tensor_call(a, NodeOp::Present, kind_of(Base::Bool));

@@ -20,13 +20,19 @@ bool is_keyword(const std::string& s) {
                    std::to_string(kMaxExpressionDepth) + " levels deep");
 }
 
+// Binding strength of the binary operator levels, weakest first (Python's order).
+enum Level : int { kNone = 0, kOr = 1, kAnd = 2, kNot = 3, kCompare = 4, kSum = 5, kProduct = 6, kUnary = 7, kPower = 8 };
+
+// A precedence-climbing parser. Each level of nesting costs a handful of small frames (the
+// slow and error paths live in functions of their own), so that kMaxExpressionDepth levels fit
+// comfortably in a thread's stack.
 class Parser {
  public:
   explicit Parser(std::string_view source) : tokens_(tokenize(source)) {}
 
   Ast parse_all() {
     Ast e = expression();
-    if (peek().type != TokenType::End) fail_here("unexpected " + describe(peek()));
+    if (peek().type != TokenType::End) fail_unexpected();
     return e;
   }
 
@@ -55,7 +61,7 @@ class Parser {
     const std::size_t i = pos_ + ahead;
     return i < tokens_.size() ? tokens_[i] : tokens_.back();
   }
-  Token next() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
+  const Token& next() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
   bool at_op(std::string_view op) const { return peek().type == TokenType::Op && peek().text == op; }
   bool at_word(std::string_view w) const { return peek().type == TokenType::Name && peek().text == w; }
 
@@ -66,13 +72,21 @@ class Parser {
       default: return "'" + t.text + "'";
     }
   }
-  [[noreturn]] void fail_at(int column, const std::string& what) const {
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_at(int column, const std::string& what) const {
     throw ValueError("column " + std::to_string(column) + ": " + what);
   }
-  [[noreturn]] void fail_here(const std::string& what) const { fail_at(peek().column, what); }
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_here(const char* what) const { fail_at(peek().column, what); }
+  // "<what>, found <the token at the cursor>".
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_found(const char* what) const {
+    fail_at(peek().column, std::string(what) + ", found " + describe(peek()));
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_unexpected() const { fail_at(peek().column, "unexpected " + describe(peek())); }
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_keyword(const Token& t) const {
+    fail_at(t.column, "unexpected keyword '" + t.text + "'");
+  }
 
-  void expect_op(std::string_view op) {
-    if (!at_op(op)) fail_here("expected '" + std::string(op) + "', found " + describe(peek()));
+  void expect_op(const char* op, const char* expected) {
+    if (!at_op(op)) fail_found(expected);
     next();
   }
 
@@ -85,13 +99,17 @@ class Parser {
 
   Ast expression() {
     if (at_word("lambda")) fail_here("lambda is not in the expression language");
-    Ast value = or_test();
+    Ast value = binary(kOr);
     if (!at_word("if")) return value;
+    return conditional(std::move(value));
+  }
+
+  [[gnu::noinline]] Ast conditional(Ast value) {
     const int column = value.column;
     next();
     const Nest nest(*this);
-    Ast cond = or_test();
-    if (!at_word("else")) fail_here("expected 'else' in a conditional expression, found " + describe(peek()));
+    Ast cond = binary(kOr);
+    if (!at_word("else")) fail_found("expected 'else' in a conditional expression");
     next();
     Ast other = expression();
     Ast a = node(AstType::IfElse, column);
@@ -101,111 +119,75 @@ class Parser {
     return a;
   }
 
-  Ast or_test() { return bool_chain("or", AstType::Or, [this] { return and_test(); }); }
-  Ast and_test() { return bool_chain("and", AstType::And, [this] { return not_test(); }); }
+  // The level of the binary operator at the cursor (kNone when there is none).
+  Level level_here() const {
+    const Token& t = peek();
+    if (t.type == TokenType::Op) {
+      const std::string& op = t.text;
+      if (op == "+" || op == "-") return kSum;
+      if (op == "*" || op == "/" || op == "//" || op == "%") return kProduct;
+      if (op == "**") return kPower;
+      if (op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=") return kCompare;
+      return kNone;
+    }
+    if (t.type != TokenType::Name) return kNone;
+    if (t.text == "or") return kOr;
+    if (t.text == "and") return kAnd;
+    if (t.text == "in" || t.text == "is") return kCompare;
+    if (t.text == "not" && peek(1).type == TokenType::Name && peek(1).text == "in") return kCompare;
+    return kNone;
+  }
 
-  template <class F>
-  Ast bool_chain(std::string_view word, AstType type, F operand) {
-    Ast first = operand();
-    if (!at_word(word)) return first;
+  // Operators binding at least as tightly as `min`, with their operands.
+  Ast binary(Level min) {
+    Ast lhs = prefix(min);
+    for (Level level = level_here(); level != kNone && level >= min; level = level_here()) {
+      lhs = run(level, std::move(lhs));
+    }
+    return lhs;
+  }
+
+  // `not` and unary signs, where the level allows them; a primary otherwise.
+  Ast prefix(Level min) {
+    const bool is_not = min <= kNot && at_word("not");
+    const bool is_sign = min <= kUnary && (at_op("-") || at_op("+"));
+    if (!is_not && !is_sign) return primary();
+    return unary(is_not);
+  }
+
+  [[gnu::noinline]] Ast unary(bool is_not) {
+    const Token& t = next();
+    const Nest nest(*this);
+    Ast a = node(AstType::Unary, t.column);
+    a.text = t.text;
+    add_kid(a, binary(is_not ? kNot : kUnary));
+    return a;
+  }
+
+  // A left-to-right run of operators of `level` after `first`, as one node whatever its length
+  // (`**`: one operator, right-associative).
+  [[gnu::noinline]] Ast run(Level level, Ast first) {
+    if (level == kPower) {
+      next();
+      const Nest nest(*this);
+      Ast a = node(AstType::Binary, first.column);
+      a.ops.push_back("**");
+      add_kid(a, std::move(first));
+      add_kid(a, binary(kUnary));
+      return a;
+    }
+    const AstType type = level == kOr ? AstType::Or : level == kAnd ? AstType::And
+                         : level == kCompare ? AstType::Compare : AstType::Binary;
+    const Level operand = level == kOr ? kAnd : level == kAnd ? kNot : static_cast<Level>(level + 1);
     Ast a = node(type, first.column);
     add_kid(a, std::move(first));
-    while (at_word(word)) {
-      next();
-      add_kid(a, operand());
+    while (level_here() == level) {
+      std::string op = next().text;
+      if (op == "is") fail_at(tokens_[pos_ - 1].column, "'is' is not in the expression language; test presence with present(x)");
+      if (op == "not") op += " " + next().text;
+      if (type == AstType::Binary || type == AstType::Compare) a.ops.push_back(std::move(op));
+      add_kid(a, binary(operand));
     }
-    return a;
-  }
-
-  Ast not_test() {
-    if (at_word("not")) {
-      const int column = next().column;
-      const Nest nest(*this);
-      Ast a = node(AstType::Unary, column);
-      a.text = "not";
-      add_kid(a, not_test());
-      return a;
-    }
-    return comparison();
-  }
-
-  // The comparison operator at the cursor ("" when none), consuming it.
-  std::string comparison_op() {
-    const Token& t = peek();
-    if (t.type == TokenType::Op &&
-        (t.text == "==" || t.text == "!=" || t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">=")) {
-      return next().text;
-    }
-    if (at_word("in")) {
-      next();
-      return "in";
-    }
-    if (at_word("not") && peek(1).type == TokenType::Name && peek(1).text == "in") {
-      next();
-      next();
-      return "not in";
-    }
-    if (at_word("is")) fail_here("'is' is not in the expression language; test presence with present(x)");
-    return "";
-  }
-
-  Ast comparison() {
-    Ast first = arith();
-    std::string op = comparison_op();
-    if (op.empty()) return first;
-    Ast a = node(AstType::Compare, first.column);
-    add_kid(a, std::move(first));
-    while (!op.empty()) {
-      a.ops.push_back(std::move(op));
-      add_kid(a, arith());
-      op = comparison_op();
-    }
-    return a;
-  }
-
-  // A left-to-right run of operators of one precedence level, as one node whatever its length.
-  template <class AtOp, class F>
-  Ast run(AtOp at_level, F operand) {
-    Ast first = operand();
-    if (!at_level()) return first;
-    Ast a = node(AstType::Binary, first.column);
-    add_kid(a, std::move(first));
-    while (at_level()) {
-      a.ops.push_back(next().text);
-      add_kid(a, operand());
-    }
-    return a;
-  }
-
-  Ast arith() {
-    return run([this] { return at_op("+") || at_op("-"); }, [this] { return term(); });
-  }
-
-  Ast term() {
-    return run([this] { return at_op("*") || at_op("/") || at_op("//") || at_op("%"); }, [this] { return factor(); });
-  }
-
-  Ast factor() {
-    if (at_op("-") || at_op("+")) {
-      const Token t = next();
-      const Nest nest(*this);
-      Ast a = node(AstType::Unary, t.column);
-      a.text = t.text;
-      add_kid(a, factor());
-      return a;
-    }
-    return power();
-  }
-
-  Ast power() {
-    Ast base = primary();
-    if (!at_op("**")) return base;
-    next();
-    const Nest nest(*this);
-    Ast a = node(AstType::Binary, base.column);
-    a.ops.push_back("**");
-    add_kid(a, std::move(base));
-    add_kid(a, factor());
     return a;
   }
 
@@ -213,53 +195,62 @@ class Parser {
     Ast a = atom();
     for (;;) {
       if (at_op("(")) {
-        const Nest nest(*this);
-        Ast call = node(AstType::Call, a.column);
-        next();
-        add_kid(call, std::move(a));
-        if (!at_op(")")) {
-          for (;;) {
-            add_kid(call, argument());
-            if (at_op(",")) {
-              next();
-              if (at_op(")")) break;
-              continue;
-            }
-            break;
-          }
-        }
-        expect_op(")");
-        a = std::move(call);
+        a = call(std::move(a));
       } else if (at_op("[")) {
-        const Nest nest(*this);
-        Ast sub = node(AstType::Subscript, a.column);
-        next();
-        add_kid(sub, std::move(a));
-        for (;;) {
-          add_kid(sub, expression());
-          if (!at_op(",")) break;
-          next();
-          if (at_op("]")) break;
-        }
-        if (at_op(":")) fail_here("slices are not in the expression language");
-        expect_op("]");
-        a = std::move(sub);
+        a = subscript(std::move(a));
       } else if (at_op(".")) {
-        next();
-        if (peek().type != TokenType::Name) fail_here("expected an attribute name after '.', found " + describe(peek()));
-        Ast attr = node(AstType::Attr, a.column);
-        attr.text = next().text;
-        add_kid(attr, std::move(a));
-        a = std::move(attr);
+        a = attribute(std::move(a));
       } else {
         return a;
       }
     }
   }
 
+  [[gnu::noinline]] Ast call(Ast callee) {
+    const Nest nest(*this);
+    Ast c = node(AstType::Call, callee.column);
+    next();
+    add_kid(c, std::move(callee));
+    if (!at_op(")")) {
+      for (;;) {
+        add_kid(c, argument());
+        if (!at_op(",")) break;
+        next();
+        if (at_op(")")) break;
+      }
+    }
+    expect_op(")", "expected ')'");
+    return c;
+  }
+
+  [[gnu::noinline]] Ast subscript(Ast base) {
+    const Nest nest(*this);
+    Ast sub = node(AstType::Subscript, base.column);
+    next();
+    add_kid(sub, std::move(base));
+    for (;;) {
+      add_kid(sub, expression());
+      if (!at_op(",")) break;
+      next();
+      if (at_op("]")) break;
+    }
+    if (at_op(":")) fail_here("slices are not in the expression language");
+    expect_op("]", "expected ']'");
+    return sub;
+  }
+
+  [[gnu::noinline]] Ast attribute(Ast base) {
+    next();
+    if (peek().type != TokenType::Name) fail_found("expected an attribute name after '.'");
+    Ast attr = node(AstType::Attr, base.column);
+    attr.text = next().text;
+    add_kid(attr, std::move(base));
+    return attr;
+  }
+
   Ast argument() {
     if (peek().type == TokenType::Name && peek(1).type == TokenType::Op && peek(1).text == "=") {
-      const Token name = next();
+      const Token& name = next();
       next();
       Ast kw = node(AstType::Keyword, name.column);
       kw.text = name.text;
@@ -271,62 +262,54 @@ class Parser {
   }
 
   Ast list_item() {
-    if (at_op("*")) {
-      const int column = next().column;
-      Ast star = node(AstType::Star, column);
-      add_kid(star, arith());
-      return star;
-    }
-    return expression();
+    if (!at_op("*")) return expression();
+    const int column = next().column;
+    Ast star = node(AstType::Star, column);
+    add_kid(star, binary(kSum));
+    return star;
   }
 
   Ast atom() {
     const Token& t = peek();
     switch (t.type) {
-      case TokenType::Int: {
-        Ast a = node(AstType::Int, t.column);
-        a.ival = t.ival;
-        a.text = t.text;
-        next();
-        return a;
-      }
-      case TokenType::Float: {
-        Ast a = node(AstType::Float, t.column);
-        a.fval = t.fval;
-        a.text = t.text;
-        next();
-        return a;
-      }
-      case TokenType::Str: {
-        Ast a = node(AstType::Str, t.column);
-        a.text = t.text;
-        next();
-        return a;
-      }
-      case TokenType::Name: {
-        const Token name = next();
-        if (name.text == "True" || name.text == "true" || name.text == "False" || name.text == "false") {
-          Ast a = node(AstType::Bool, name.column);
-          a.ival = (name.text == "True" || name.text == "true") ? 1 : 0;
-          return a;
-        }
-        if (name.text == "None") return node(AstType::None, name.column);
-        if (is_keyword(name.text)) fail_at(name.column, "unexpected keyword '" + name.text + "'");
-        Ast a = node(AstType::Name, name.column);
-        a.text = name.text;
-        return a;
-      }
+      case TokenType::Int:
+      case TokenType::Float:
+      case TokenType::Str: return literal();
+      case TokenType::Name: return name();
       case TokenType::Op:
         if (t.text == "(") return parenthesized();
         if (t.text == "[") return list_display();
         break;
-      case TokenType::End:
-        break;
+      case TokenType::End: break;
     }
-    fail_here("unexpected " + describe(t));
+    fail_unexpected();
   }
 
-  Ast parenthesized() {
+  Ast literal() {
+    const Token& t = next();
+    Ast a = node(t.type == TokenType::Int ? AstType::Int : t.type == TokenType::Float ? AstType::Float : AstType::Str,
+                 t.column);
+    a.ival = t.ival;
+    a.fval = t.fval;
+    a.text = t.text;
+    return a;
+  }
+
+  Ast name() {
+    const Token& t = next();
+    if (t.text == "True" || t.text == "true" || t.text == "False" || t.text == "false") {
+      Ast a = node(AstType::Bool, t.column);
+      a.ival = (t.text == "True" || t.text == "true") ? 1 : 0;
+      return a;
+    }
+    if (t.text == "None") return node(AstType::None, t.column);
+    if (is_keyword(t.text)) fail_keyword(t);
+    Ast a = node(AstType::Name, t.column);
+    a.text = t.text;
+    return a;
+  }
+
+  [[gnu::noinline]] Ast parenthesized() {
     const Nest nest(*this);
     const int column = next().column;
     if (at_op(")")) {
@@ -336,7 +319,7 @@ class Parser {
     Ast first = expression();
     if (at_word("for")) fail_here("comprehensions are not in the expression language");
     if (!at_op(",")) {
-      expect_op(")");
+      expect_op(")", "expected ')'");
       return first;
     }
     Ast tuple = node(AstType::Tuple, column);
@@ -346,11 +329,11 @@ class Parser {
       if (at_op(")")) break;
       add_kid(tuple, expression());
     }
-    expect_op(")");
+    expect_op(")", "expected ')'");
     return tuple;
   }
 
-  Ast list_display() {
+  [[gnu::noinline]] Ast list_display() {
     const Nest nest(*this);
     const int column = next().column;
     Ast list = node(AstType::List, column);
@@ -365,7 +348,7 @@ class Parser {
       next();
       if (at_op("]")) break;
     }
-    expect_op("]");
+    expect_op("]", "expected ']'");
     return list;
   }
 };

@@ -12,7 +12,6 @@ namespace {
 
 constexpr Kind kBool{Base::Bool};
 constexpr Kind kInt{Base::Int};
-constexpr Kind kNum{Base::Num};
 constexpr Kind kStr{Base::Str};
 constexpr Kind kDType{Base::DType};
 constexpr Kind kList{Base::IntList};
