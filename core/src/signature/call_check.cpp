@@ -167,6 +167,12 @@ void CompiledPlan::infer_output(const TensorDecl& t, Frame& f, OutputPlan& out) 
                                " has a negative axis (" + describe_reads(term->whole, f) + ")"));
     }
   }
+  std::int64_t bytes = 0;
+  if (!tensor_bytes(out.shape, out.dtype, bytes)) {
+    throw ValueError(message("output '" + t.name + "' shape " + t.shape.text + " = " + shape_str(out.shape) + " of " +
+                             std::string(dtype_name(out.dtype)) + " does not fit in 2^63 bytes (" +
+                             describe_reads(term->whole, f) + ")"));
+  }
 }
 
 }  // namespace tileops::detail

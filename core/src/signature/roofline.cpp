@@ -17,7 +17,10 @@ RooflineFigures CompiledPlan::eval_roofline(const SignatureCall& record) const {
   for (std::size_t id = 0; id < tensors_.size(); ++id) {
     const TensorRecord* t = record.tensor(tensors_[id].name);
     f.present[id] = t != nullptr;
-    if (t != nullptr) f.bytes[id] = shape_numel(t->shape) * dtype_bits(t->dtype) / 8;
+    if (t != nullptr && !tensor_bytes(t->shape, t->dtype, f.bytes[id])) {
+      throw ValueError(message("tensor '" + tensors_[id].name + "' shape " + shape_str(t->shape) + " of " +
+                               std::string(dtype_name(t->dtype)) + " does not fit in 2^63 bytes"));
+    }
   }
   const auto eval = [&](const Expr& e, const char* field) {
     try {
