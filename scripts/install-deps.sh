@@ -8,6 +8,8 @@ packages=(
   libboost-dev libboost-program-options-dev
   libspdlog-dev libfmt-dev doctest-dev libyaml-cpp-dev libdlpack-dev
   nlohmann-json3-dev libopenblas-dev libbenchmark-dev
+  # clang 16 and its libFuzzer runtime, for scripts/fuzz.sh
+  clang-16 libclang-rt-16-dev
 )
 
 missing=()
