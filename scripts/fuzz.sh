@@ -6,7 +6,7 @@
 # target) with its dictionary, keeping the grown corpus in build-fuzz/corpus/<target>/.
 # Findings (crash-, leak-, timeout-, oom- and slow-unit- inputs) land in
 # build-fuzz/findings/<target>/, each target's output in build-fuzz/logs/<target>.log, and
-# one summary line per target on stdout. Exits non-zero when any target has a finding.
+# one summary line per target on stdout (and in build-fuzz/logs/<target>.summary). Exits non-zero when any target has a finding.
 # Usage: scripts/fuzz.sh [seconds-per-target] [target...]   (default: 60 s, every target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,7 +65,8 @@ for t in "${targets[@]}"; do
   rm -f "$stamp"
   runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || echo 0)
   if [ "$status" -ne 0 ] && [ "$found" -eq 0 ]; then found=1; fi
-  echo "fuzz $t: executions=$runs findings=$found regressions=${#regressions[@]} seconds=$seconds log=$log"
+  echo "fuzz $t: executions=$runs findings=$found regressions=${#regressions[@]} seconds=$seconds log=$log" |
+    tee "$build_dir/logs/$t.summary"
   if [ "$found" -ne 0 ]; then failed=1; fi
 done
 exit "$failed"
