@@ -8,6 +8,8 @@
 # build-fuzz/findings/<target>/, each target's output in build-fuzz/logs/<target>.log, and
 # one summary line per target on stdout (and in build-fuzz/logs/<target>.summary). Exits non-zero when any target has a finding.
 # Usage: scripts/fuzz.sh [seconds-per-target] [target...]   (default: 60 s, every target)
+# TILEOPS_FUZZ_RUNS=N also stops each target after N executions (a long campaign:
+# TILEOPS_FUZZ_RUNS=1000000 scripts/fuzz.sh 86400).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,6 +48,8 @@ for t in "${targets[@]}"; do
   mkdir -p "$findings" "$corpus"
   stamp=$(mktemp)
   options=(-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/")
+  campaign=(-max_total_time="$seconds")
+  if [ -n "${TILEOPS_FUZZ_RUNS:-}" ]; then campaign+=(-runs="$TILEOPS_FUZZ_RUNS"); fi
   if [ -f "fuzz/$t/$t.dict" ]; then options+=(-dict="fuzz/$t/$t.dict"); fi
   seeds=("fuzz/$t/seeds")
   if [ "$t" = manifest ]; then seeds+=(manifests tests/data/manifests_broken); fi
@@ -59,7 +63,7 @@ for t in "${targets[@]}"; do
     "$exe" "${options[@]}" "${regressions[@]}" >>"$log" 2>&1 || status=1
   fi
   if [ "$status" -eq 0 ]; then
-    "$exe" "${options[@]}" -max_total_time="$seconds" "$corpus" "${seeds[@]}" >>"$log" 2>&1 || status=1
+    "$exe" "${options[@]}" "${campaign[@]}" "$corpus" "${seeds[@]}" >>"$log" 2>&1 || status=1
   fi
   found=$(find "$findings" -type f -newer "$stamp" | wc -l)
   rm -f "$stamp"
