@@ -51,8 +51,10 @@ for t in "${targets[@]}"; do
   campaign=(-max_total_time="$seconds")
   if [ -n "${TILEOPS_FUZZ_RUNS:-}" ]; then campaign+=(-runs="$TILEOPS_FUZZ_RUNS"); fi
   if [ -f "fuzz/$t/$t.dict" ]; then options+=(-dict="fuzz/$t/$t.dict"); fi
-  seeds=("fuzz/$t/seeds")
-  if [ "$t" = manifest ]; then seeds+=(manifests tests/data/manifests_broken); fi
+  seeds=()
+  for dir in "fuzz/$t/seeds" $([ "$t" = manifest ] && echo manifests tests/data/manifests_broken); do
+    if [ -d "$dir" ]; then seeds+=("$dir"); fi
+  done
   status=0
   : >"$log"
   regressions=()
