@@ -11,6 +11,8 @@ packages=(
   # The rocm plugin: HIP 5.2's kernel compiler (clang 15 with the AMD GPU device libraries)
   # and its runtime's headers and library; about 340 MiB installed, 26 packages.
   hipcc libamdhip64-dev
+  # clang 16 and its libFuzzer runtime, for scripts/fuzz.sh
+  clang-16 libclang-rt-16-dev
 )
 
 missing=()

@@ -2,9 +2,15 @@
 
 #include <dlpack/dlpack.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 
+#include "tileops/backend.hpp"
+#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
 
 namespace tileops {
@@ -12,6 +18,9 @@ namespace {
 
 // DLPack 0.8 added a dedicated boolean code; older producers send bool as 8-bit uint.
 constexpr std::uint8_t kDLBoolCode = 6;
+
+// The most dimensions an imported tensor may have (NumPy's limit).
+constexpr std::int32_t kMaxDLPackRank = 64;
 
 struct DeviceCode {
   DLDeviceType code;
@@ -75,12 +84,39 @@ DLDataType dtype_to_dl(DType d) {
   return t;
 }
 
+// The device type code as the integer the producer wrote: a value outside DLDeviceType's
+// enumerators must not be read through the enum type.
+std::int32_t device_type_code(const DLDevice& d) {
+  static_assert(sizeof(d.device_type) == sizeof(std::int32_t));
+  std::int32_t code = 0;
+  std::memcpy(&code, &d.device_type, sizeof code);
+  return code;
+}
+
 Device device_from_dl(const DLDevice& d) {
-  for (const auto& entry : kDeviceCodes) {
-    if (entry.code == d.device_type) return Device(DeviceType::intern(entry.type), d.device_id);
+  const std::int32_t code = device_type_code(d);
+  const DeviceCode* entry = nullptr;
+  for (const auto& e : kDeviceCodes) {
+    if (static_cast<std::int32_t>(e.code) == code) entry = &e;
   }
-  throw TypeError("from_dlpack: unsupported DLPack device type " + std::to_string(d.device_type) +
-                  "; expected CPU (1), CUDA (2) or ROCm (10)");
+  if (entry == nullptr) {
+    throw TypeError("from_dlpack: unsupported DLPack device type " + std::to_string(code) +
+                    "; expected CPU (1), CUDA (2) or ROCm (10)");
+  }
+  const DeviceType type = DeviceType::intern(entry->type);
+  const std::string seen = std::string(entry->type) + ":" + std::to_string(d.device_id);
+  if (d.device_id < 0) throw ValueError("from_dlpack: device " + seen + " has a negative index");
+  if (type == DeviceType::cpu()) {
+    if (d.device_id != 0) throw ValueError("from_dlpack: device " + seen + " does not exist; cpu has one device, 0");
+    return Device::cpu();
+  }
+  if (find_device_runtime(type) == nullptr) load_backends();
+  const int count = device_runtime(type).device_count();
+  if (d.device_id >= count) {
+    throw ValueError("from_dlpack: device " + seen + " does not exist; the process sees " + std::to_string(count) +
+                     " " + entry->type + " device(s)");
+  }
+  return Device(type, d.device_id);
 }
 
 DLDevice device_to_dl(const Device& d) {
@@ -101,38 +137,101 @@ struct ExportContext {
 
 void delete_export(DLManagedTensor* self) { delete static_cast<ExportContext*>(self->manager_ctx); }
 
+// Throws ValueError when the extents, zeros counted as ones, multiply past 2^63: the element
+// count and every stride the tensor layer derives from the shape must be representable.
+void check_extent_product(const Shape& shape) {
+  std::int64_t product = 1;
+  for (std::int64_t d : shape) {
+    if (__builtin_mul_overflow(product, std::max<std::int64_t>(d, 1), &product)) {
+      throw ValueError("from_dlpack: the extents of shape " + shape_str(shape) + " multiply past 2^63");
+    }
+  }
+}
+
+// Row-major strides for a producer that gave none (the shape passed check_extent_product).
+Strides compact_strides(const Shape& shape) {
+  Strides strides(shape.size());
+  std::int64_t step = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    strides[i] = step;
+    step *= std::max<std::int64_t>(shape[i], 1);
+  }
+  return strides;
+}
+
+// The bytes from the first element to the end of the last one (0 for an empty tensor). Throws
+// ValueError when the extents and strides reach past what 64-bit offsets can address.
+std::size_t byte_extent(const Shape& shape, const Strides& strides, std::size_t elem) {
+  for (std::int64_t d : shape) {
+    if (d == 0) return 0;
+  }
+  std::int64_t last = 0;  // offset of the last element, in elements
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    std::int64_t reach = 0;
+    if (__builtin_mul_overflow(shape[i] - 1, strides[i], &reach) || __builtin_add_overflow(last, reach, &last)) {
+      throw ValueError("from_dlpack: shape " + shape_str(shape) + " with strides " + shape_str(strides) +
+                       " reaches past 2^63 elements");
+    }
+  }
+  std::int64_t bytes = 0;
+  if (__builtin_add_overflow(last, 1, &last) ||
+      __builtin_mul_overflow(last, static_cast<std::int64_t>(elem), &bytes)) {
+    throw ValueError("from_dlpack: shape " + shape_str(shape) + " with strides " + shape_str(strides) + " spans more than 2^63 bytes");
+  }
+  return static_cast<std::size_t>(bytes);
+}
+
 }  // namespace
 
 Tensor from_dlpack(DLManagedTensor* managed) {
   if (managed == nullptr) throw ValueError("from_dlpack: the DLManagedTensor pointer is null");
   const DLTensor& t = managed->dl_tensor;
   const DType dtype = dtype_from_dl(t.dtype);
-  const Device device = device_from_dl(t.device);
-  if (t.ndim < 0) throw ValueError("from_dlpack: ndim is " + std::to_string(t.ndim) + ", expected >= 0");
-  Shape shape(t.shape, t.shape + t.ndim);
-  Strides strides = t.strides != nullptr ? Strides(t.strides, t.strides + t.ndim) : contiguous_strides(shape);
-  // Every size below fits once the view passes, and it must pass before the storage takes
-  // ownership: a failure after that would run the producer's deleter.
-  Tensor::check_view(shape, strides, 0, dtype, std::nullopt, "from_dlpack");
-  std::int64_t max_offset = 0;
-  for (int i = 0; i < t.ndim; ++i) {
-    if (shape[i] < 0) throw ValueError("from_dlpack: negative extent in shape " + shape_str(shape));
-    if (strides[i] < 0) throw ValueError("from_dlpack: negative strides are not supported: " + shape_str(strides));
-    if (shape[i] > 0) max_offset += (shape[i] - 1) * strides[i];
+  if (t.ndim < 0 || t.ndim > kMaxDLPackRank) {
+    throw ValueError("from_dlpack: ndim is " + std::to_string(t.ndim) + ", expected 0 to " +
+                     std::to_string(kMaxDLPackRank));
   }
-  const std::int64_t numel = shape_numel(shape);
-  if (numel > 0 && t.data == nullptr) throw ValueError("from_dlpack: data is null for a tensor with elements");
+  if (t.ndim > 0 && t.shape == nullptr) {
+    throw ValueError("from_dlpack: shape is null for a tensor of ndim " + std::to_string(t.ndim));
+  }
+  const Shape shape(t.shape, t.shape + t.ndim);
+  for (std::int64_t d : shape) {
+    if (d < 0) throw ValueError("from_dlpack: negative extent in shape " + shape_str(shape));
+  }
+  check_extent_product(shape);
+  const Strides strides = t.strides != nullptr ? Strides(t.strides, t.strides + t.ndim) : compact_strides(shape);
+  for (std::int64_t s : strides) {
+    if (s < 0) throw ValueError("from_dlpack: negative strides are not supported: " + shape_str(strides));
+  }
   const std::size_t elem = dtype_size(dtype);
-  if (t.byte_offset % elem != 0) {
-    throw ValueError("from_dlpack: byte_offset " + std::to_string(t.byte_offset) +
-                     " is not a multiple of the element size " + std::to_string(elem));
+  const std::size_t extent = byte_extent(shape, strides, elem);
+  if (extent > 0 && t.data == nullptr) throw ValueError("from_dlpack: data is null for a tensor with elements");
+  const auto address = reinterpret_cast<std::uintptr_t>(t.data);
+  const auto room = static_cast<std::uint64_t>(std::numeric_limits<std::uintptr_t>::max() - address);
+  if (t.byte_offset > room || extent > room - t.byte_offset) {
+    throw ValueError("from_dlpack: byte_offset " + std::to_string(t.byte_offset) + " and the " + std::to_string(extent) +
+                     " bytes the shape and strides span run past the end of the address space");
   }
-  const std::size_t extent = numel > 0 ? static_cast<std::size_t>(max_offset + 1) * elem : 0;
-  void* base = static_cast<std::byte*>(t.data) + t.byte_offset;
-  auto storage = std::make_shared<Storage>(base, extent, device, [managed](void*) {
-    if (managed->deleter != nullptr) managed->deleter(managed);
+  const std::uintptr_t first = address + static_cast<std::uintptr_t>(t.byte_offset);
+  if (extent > 0 && first % elem != 0) {
+    throw ValueError("from_dlpack: the first element (data + byte_offset " + std::to_string(t.byte_offset) +
+                     ") is not aligned to the element size " + std::to_string(elem));
+  }
+  void* base = t.data == nullptr ? nullptr : reinterpret_cast<void*>(first);
+  const Device device = device_from_dl(t.device);
+  // Ownership passes to the storage only once the tensor exists: until then an exception
+  // (an allocation failure) disarms the release, so that the caller still owns `managed`.
+  auto owned = std::make_shared<DLManagedTensor*>(managed);
+  auto storage = std::make_shared<Storage>(base, extent, device, [owned](void*) {
+    DLManagedTensor* m = *owned;
+    if (m != nullptr && m->deleter != nullptr) m->deleter(m);
   });
-  return Tensor::from_storage(std::move(storage), shape, strides, 0, dtype);
+  try {
+    return Tensor::from_storage(storage, shape, strides, 0, dtype);
+  } catch (...) {
+    *owned = nullptr;
+    throw;
+  }
 }
 
 DLManagedTensor* to_dlpack(const Tensor& tensor) {

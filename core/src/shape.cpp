@@ -57,6 +57,7 @@ Shape broadcast_shapes(ShapeView a, ShapeView b) {
 }
 
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank) {
+  if (rank < 0) throw ValueError("normalize_axis: rank " + std::to_string(rank) + " is negative");
   const std::int64_t lo = rank == 0 ? -1 : -rank;
   const std::int64_t hi = rank == 0 ? 1 : rank;
   if (axis < lo || axis >= hi) {

@@ -2,8 +2,13 @@
 
 #include <dlpack/dlpack.h>
 
+#include <cstring>
+#include <limits>
 #include <numeric>
+#include <string>
 
+#include "tileops/backend.hpp"
+#include "tileops/device_runtime.hpp"
 #include "tileops/dlpack.hpp"
 #include "tileops/errors.hpp"
 
@@ -128,12 +133,178 @@ TEST_CASE("meta tensors cannot be exported") {
                        doctest::Contains("meta tensors carry no data"), TypeError);
 }
 
-TEST_CASE("from_dlpack checks a view's extents and strides before it takes ownership") {
-  // (extent - 1) * stride overflows: the view is refused and the producer keeps its tensor.
-  int deletions = 0;
-  DLManagedTensor* managed = make_producer(&deletions, {3, 1}, {std::int64_t{1} << 62, 1});
-  CHECK_THROWS_WITH_AS(from_dlpack(managed), doctest::Contains("from_dlpack: shape [3, 1] with strides"), ValueError);
+namespace {
+
+// Imports `managed` expecting `E` with `needle`; the deleter must not have run.
+template <class E>
+void expect_refused(DLManagedTensor* managed, const int& deletions, const std::string& needle) {
+  CHECK_THROWS_WITH_AS(from_dlpack(managed), doctest::Contains(needle.c_str()), E);
   CHECK(deletions == 0);
+}
+
+void set_device_type_code(DLManagedTensor* managed, std::int32_t code) {
+  std::memcpy(&managed->dl_tensor.device.device_type, &code, sizeof code);
+}
+
+constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
+
+}  // namespace
+
+TEST_CASE("from_dlpack bounds ndim and refuses a null shape with ndim > 0") {
+  int deletions = 0;
+  DLManagedTensor* managed = make_producer(&deletions, {3, 4}, {});
+  for (int ndim : {-1, 65, std::numeric_limits<int>::max(), std::numeric_limits<int>::min()}) {
+    CAPTURE(ndim);
+    managed->dl_tensor.ndim = ndim;
+    expect_refused<ValueError>(managed, deletions, "ndim is " + std::to_string(ndim) + ", expected 0 to 64");
+  }
+  managed->dl_tensor.ndim = 2;
+  std::int64_t* shape = managed->dl_tensor.shape;
+  managed->dl_tensor.shape = nullptr;
+  expect_refused<ValueError>(managed, deletions, "shape is null for a tensor of ndim 2");
+  managed->dl_tensor.shape = shape;
   managed->deleter(managed);
+  CHECK(deletions == 1);
+}
+
+TEST_CASE("from_dlpack refuses extents and strides that overflow or read outside the buffer") {
+  struct Case {
+    const char* what;
+    std::vector<std::int64_t> shape;
+    std::vector<std::int64_t> strides;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"negative extent", {3, -4}, {}, "negative extent in shape [3, -4]"},
+      {"stride 2^62", {3, 4}, {std::int64_t{1} << 62, 1}, "reaches past 2^63 elements"},
+      {"INT64_MAX stride", {3, 4}, {kInt64Max, 1}, "reaches past 2^63 elements"},
+      {"extent x stride fits, bytes do not", {3, 4}, {1, std::int64_t{1} << 61}, "spans more than 2^63 bytes"},
+      {"negative stride", {3, 4}, {-4, 1}, "negative strides are not supported: [-4, 1]"},
+      {"negative stride on a unit axis", {1, 4}, {-4, 1}, "negative strides are not supported"},
+      {"extents multiply past 2^63", {2, std::int64_t{1} << 32, std::int64_t{1} << 32}, {},
+       "the extents of shape [2, 4294967296, 4294967296] multiply past 2^63"},
+      {"an empty tensor whose other extents multiply past 2^63", {std::int64_t{1} << 62, 4, 0}, {1, 1, 1},
+       "the extents of shape [4611686018427387904, 4, 0] multiply past 2^63"},
+      {"extent x stride past 2^63", {kInt64Max, 1}, {2, 1}, "reaches past 2^63 elements"},
+      {"offsets sum past 2^63", {std::int64_t{1} << 61, 2}, {4, kInt64Max / 2}, "reaches past 2^63 elements"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    int deletions = 0;
+    DLManagedTensor* managed = make_producer(&deletions, c.shape, c.strides);
+    expect_refused<ValueError>(managed, deletions, c.expected);
+    managed->deleter(managed);
+    CHECK(deletions == 1);
+  }
+}
+
+TEST_CASE("from_dlpack accepts what the producer can mean: unit axes, empty tensors, null strides") {
+  int deletions = 0;
+  {
+    DLManagedTensor* managed = make_producer(&deletions, {1, 4}, {std::int64_t{1} << 62, 1});
+    const Tensor t = from_dlpack(managed);
+    CHECK(t.to_doubles() == std::vector<double>{0, 1, 2, 3});
+  }
+  CHECK(deletions == 1);
+  {
+    DLManagedTensor* managed = make_producer(&deletions, {0, 4}, {});
+    managed->dl_tensor.data = nullptr;
+    const Tensor t = from_dlpack(managed);
+    CHECK(t.numel() == 0);
+  }
+  CHECK(deletions == 2);
+  {
+    DLManagedTensor* managed = make_producer(&deletions, {3, 4}, {});
+    const Tensor t = from_dlpack(managed);
+    CHECK(t.strides() == Strides{4, 1});
+    CHECK(t.is_contiguous());
+  }
+  CHECK(deletions == 3);
+  {
+    DLManagedTensor* managed = make_producer(&deletions, {}, {});
+    managed->dl_tensor.byte_offset = 8;
+    const Tensor t = from_dlpack(managed);
+    CHECK(t.to_doubles() == std::vector<double>{2});
+  }
+  CHECK(deletions == 4);
+}
+
+TEST_CASE("from_dlpack refuses a byte_offset that overflows or misaligns the first element") {
+  int deletions = 0;
+  DLManagedTensor* managed = make_producer(&deletions, {3, 4}, {});
+  managed->dl_tensor.byte_offset = std::numeric_limits<std::uint64_t>::max();
+  expect_refused<ValueError>(managed, deletions, "run past the end of the address space");
+  managed->dl_tensor.byte_offset = std::numeric_limits<std::uint64_t>::max() - 47;
+  expect_refused<ValueError>(managed, deletions, "run past the end of the address space");
+  managed->dl_tensor.byte_offset = 2;
+  expect_refused<ValueError>(managed, deletions, "is not aligned to the element size 4");
+  managed->dl_tensor.byte_offset = 0;
+  managed->dl_tensor.data = nullptr;
+  expect_refused<ValueError>(managed, deletions, "data is null for a tensor with elements");
+  managed->deleter(managed);
+  CHECK(deletions == 1);
+}
+
+TEST_CASE("from_dlpack accepts only devices that exist and compares the device type as an integer") {
+  int deletions = 0;
+  DLManagedTensor* managed = make_producer(&deletions, {3, 4}, {});
+  managed->dl_tensor.device = {kDLCPU, -1};
+  expect_refused<ValueError>(managed, deletions, "device cpu:-1 has a negative index");
+  managed->dl_tensor.device = {kDLCPU, 7};
+  expect_refused<ValueError>(managed, deletions, "device cpu:7 does not exist; cpu has one device, 0");
+  managed->dl_tensor.device = {kDLCUDA, -3};
+  expect_refused<ValueError>(managed, deletions, "device cuda:-3 has a negative index");
+  for (std::int32_t code : {0, 99, std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::int32_t>::min()}) {
+    CAPTURE(code);
+    managed->dl_tensor.device.device_id = 0;
+    set_device_type_code(managed, code);
+    expect_refused<TypeError>(managed, deletions, "unsupported DLPack device type " + std::to_string(code));
+  }
+  load_backends();
+  for (DLDeviceType type : {kDLCUDA, kDLROCM}) {
+    const DeviceType dt = DeviceType::intern(type == kDLCUDA ? "cuda" : "hip");
+    const DeviceRuntime* runtime = find_device_runtime(dt);
+    const int count = runtime != nullptr ? runtime->device_count() : 0;
+    managed->dl_tensor.device = {type, count};
+    if (runtime != nullptr) {
+      expect_refused<ValueError>(managed, deletions, "does not exist; the process sees " + std::to_string(count));
+    } else {
+      expect_refused<OpNotAvailableError>(managed, deletions, "no device runtime is registered for device type");
+    }
+  }
+  managed->deleter(managed);
+  CHECK(deletions == 1);
+}
+
+TEST_CASE("from_dlpack names every unsupported dtype code, width and lane count") {
+  int deletions = 0;
+  DLManagedTensor* managed = make_producer(&deletions, {3, 4}, {});
+  const std::pair<DLDataType, const char*> cases[] = {
+      {{kDLOpaqueHandle, 64, 1}, "unsupported DLPack dtype (code 3, 64 bits)"},
+      {{kDLFloat, 8, 1}, "unsupported DLPack dtype (code 2, 8 bits)"},
+      {{kDLInt, 0, 1}, "unsupported DLPack dtype (code 0, 0 bits)"},
+      {{kDLUInt, 1, 1}, "unsupported DLPack dtype (code 1, 1 bits)"},
+      {{kDLUInt, 32, 1}, "unsupported DLPack dtype (code 1, 32 bits)"},
+      {{255, 255, 1}, "unsupported DLPack dtype (code 255, 255 bits)"},
+      {{kDLFloat, 32, 0}, "lanes = 0"},
+      {{kDLFloat, 32, 65535}, "lanes = 65535"},
+  };
+  for (const auto& [dtype, expected] : cases) {
+    CAPTURE(expected);
+    managed->dl_tensor.dtype = dtype;
+    expect_refused<TypeError>(managed, deletions, expected);
+  }
+  managed->deleter(managed);
+  CHECK(deletions == 1);
+}
+
+TEST_CASE("a producer without a deleter is accepted and nothing is called") {
+  int deletions = 0;
+  DLManagedTensor* managed = make_producer(&deletions, {3, 4}, {});
+  const auto deleter = managed->deleter;
+  managed->deleter = nullptr;
+  { const Tensor t = from_dlpack(managed); }
+  CHECK(deletions == 0);
+  deleter(managed);
   CHECK(deletions == 1);
 }

@@ -78,7 +78,7 @@ TILEOPS_API std::string shape_str(ShapeView shape);
 TILEOPS_API Shape broadcast_shapes(ShapeView a, ShapeView b);
 
 // `axis` in [-rank, rank) mapped to [0, rank) (for rank 0, 0 and -1 both mean the scalar
-// axis, 0). Throws ValueError naming the axis and the rank otherwise.
+// axis, 0). Throws ValueError naming the axis and the rank otherwise, and for a negative rank.
 TILEOPS_API std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank);
 
 }  // namespace tileops

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <initializer_list>
+#include <set>
+#include <sstream>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -16,6 +19,31 @@ struct FieldError {
   std::string field;
   std::string reason;
 };
+
+// Aliases let a small file stand for a huge tree (a row aliased a thousand times, each with a
+// thousand aliased dtype cases); the readers walk every node they are given.
+constexpr std::size_t kMaxNodes = 100000;
+
+// Whether `root` has at most kMaxNodes nodes, each use of an alias counting its whole subtree.
+// Walks at most kMaxNodes + 1 nodes, with an explicit stack.
+bool within_node_budget(const YAML::Node& root) {
+  std::vector<YAML::Node> pending{root};
+  std::size_t seen = 0;
+  while (!pending.empty()) {
+    const YAML::Node n = pending.back();
+    pending.pop_back();
+    if (++seen > kMaxNodes) return false;
+    if (n.IsSequence()) {
+      for (const auto& item : n) pending.push_back(item);
+    } else if (n.IsMap()) {
+      for (const auto& kv : n) {
+        pending.push_back(kv.first);
+        pending.push_back(kv.second);
+      }
+    }
+  }
+  return true;
+}
 
 std::string join(std::initializer_list<std::string_view> names) {
   std::string s;
@@ -365,13 +393,20 @@ LoadedFile load_manifest_text(std::string_view source, const std::string& file) 
                                 ": " + e.msg});
     return out;
   }
+  if (!within_node_budget(root)) {
+    out.problems.push_back({file, "(file)", "yaml",
+                            "the document has more than " + std::to_string(kMaxNodes) +
+                                " nodes (each use of an alias counts every node under its anchor)"});
+    return out;
+  }
   if (!root.IsMap() || root.size() == 0) {
     out.problems.push_back({file, "(file)", "yaml", "a manifest file is a non-empty mapping from op name to spec"});
     return out;
   }
+  std::set<std::string> names;
   for (const auto& kv : root) {
     const std::string name = kv.first.Scalar();
-    if (std::any_of(out.specs.begin(), out.specs.end(), [&](const OpSpec& s) { return s.name == name; })) {
+    if (!names.insert(name).second) {
       out.problems.push_back({file, name, "(entry)", "the op is defined twice in this file"});
       continue;
     }

@@ -130,7 +130,7 @@ void PlanBuilder::analyse_branches() {
   const auto report_once = [&](const std::string& field, const std::string& reason) {
     if (reported.insert(field).second) problem(field, reason);
   };
-  const auto field_of = [&p](const TensorDecl& t) {
+  const auto field_of = [](const TensorDecl& t) {
     return std::string(t.role == TensorRole::Input ? "signature.inputs." : t.role == TensorRole::Output ? "signature.outputs." : "signature.params.") +
            t.name;
   };

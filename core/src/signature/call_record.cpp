@@ -1,16 +1,34 @@
 // Filling the SignatureCall record of a checked call.
 #include "signature/compiled_plan.hpp"
+#include "tileops/errors.hpp"
 
 namespace tileops::detail {
 namespace {
 
+[[noreturn, gnu::cold]] void too_large(const SignatureCall& record, std::string_view name, const Shape& shape, DType dtype) {
+  throw ValueError(std::string(record.op) + ": tensor '" + std::string(name) + "' shape " + shape_str(shape) + " of " +
+                   std::string(dtype_name(dtype)) + " does not fit in 2^63 bytes");
+}
+
 // Records tensor `name` and its traffic.
 inline void add_tensor(SignatureCall& record, std::string_view name, const Shape& shape, DType dtype, int reads, int writes) {
+  std::int64_t bytes = 0;
+  if (!tensor_bytes(shape, dtype, bytes)) too_large(record, name, shape, dtype);
   record.tensors.emplace_back(name, shape, dtype);
-  record.traffic.emplace_back(name, reads, writes, shape_nbytes(shape, dtype_size(dtype)));
+  record.traffic.emplace_back(name, reads, writes, bytes);
 }
 
 }  // namespace
+
+bool tensor_bytes(ShapeView shape, DType dtype, std::int64_t& bytes) {
+  std::int64_t bound = static_cast<std::int64_t>(dtype_size(dtype));
+  bytes = bound;
+  for (std::int64_t d : shape) {
+    if (__builtin_mul_overflow(bound, d > 1 ? d : 1, &bound)) return false;
+    bytes *= d;
+  }
+  return true;
+}
 
 void CompiledPlan::fill_record(const CallArgs& args, const ConstructionState& st, const CallCheck& check, const Frame& f,
                                SignatureCall& record) const {

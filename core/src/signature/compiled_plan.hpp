@@ -23,6 +23,10 @@ namespace tileops::detail {
 using expr::Expr;
 using expr::Val;
 
+// Sets `bytes` to the byte size of a tensor of `shape` and `dtype`; false when its extents,
+// zeros counted as ones, reach 2^63 bytes (no stride could describe such a tensor).
+bool tensor_bytes(ShapeView shape, DType dtype, std::int64_t& bytes);
+
 // A frame slot: a parameter, a forall index or a let entry.
 struct SlotDecl {
   enum class Source : std::uint8_t { Param, Index, Let };

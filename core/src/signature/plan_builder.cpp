@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <regex>
 
 #include "signature/expr/compiler.hpp"
 #include "signature/expr/parser.hpp"
@@ -12,10 +11,44 @@
 namespace tileops::detail {
 namespace {
 
-bool is_identifier(const std::string& s) {
-  static const std::regex re("[A-Za-z_][A-Za-z0-9_]*");
-  return std::regex_match(s, re);
+// The name checks walk the text once: std::regex matching recurses once per character, so a
+// long manifest value would exhaust the stack.
+bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alnum(char c) { return is_lower(c) || is_upper(c) || is_digit(c); }
+
+// [A-Za-z_][A-Za-z0-9_]*
+bool is_identifier(std::string_view s) {
+  if (s.empty() || is_digit(s[0])) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return is_alnum(c) || c == '_'; });
 }
+
+// [A-Z][A-Za-z0-9]*(Fwd|Bwd)Op
+bool is_op_name(std::string_view s) {
+  if (s.size() < 6 || !is_upper(s[0]) || !std::all_of(s.begin(), s.end(), is_alnum)) return false;
+  return s.ends_with("FwdOp") || s.ends_with("BwdOp");
+}
+
+// [a-z][a-z0-9_]*
+bool is_module_name(std::string_view s) {
+  if (s.empty() || !is_lower(s[0])) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return is_lower(c) || is_digit(c) || c == '_'; });
+}
+
+// identifiers joined by '.'
+bool is_qualified_name(std::string_view s) {
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = s.find('.', start);
+    if (!is_identifier(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start))) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// Let entries and type families refer to each other in chains the checks follow recursively.
+constexpr std::size_t kMaxLets = 256;
+constexpr std::size_t kMaxFamilies = 64;
 
 // The names a parsed expression mentions.
 void mentioned(const expr::Ast& a, std::set<std::string>& out) {
@@ -103,12 +136,9 @@ std::optional<Expr> PlanBuilder::compile_discriminant(const std::string& source,
 void PlanBuilder::declare_names() {
   CompiledPlan& p = *plan_;
   const OpSpec& s = p.spec_;
-  static const std::regex op_name("[A-Z][A-Za-z0-9]*(Fwd|Bwd)Op");
-  if (!std::regex_match(s.name, op_name)) problem("(entry)", "an op name is PascalCase and ends in FwdOp or BwdOp");
-  static const std::regex family("[a-z][a-z0-9_]*");
-  if (!std::regex_match(s.family, family)) problem("family", "'" + s.family + "' is not a lower_snake_case module name");
-  static const std::regex api("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*");
-  if (!s.ref_api.empty() && !std::regex_match(s.ref_api, api)) {
+  if (!is_op_name(s.name)) problem("(entry)", "an op name is PascalCase and ends in FwdOp or BwdOp");
+  if (!is_module_name(s.family)) problem("family", "'" + s.family + "' is not a lower_snake_case module name");
+  if (!s.ref_api.empty() && !is_qualified_name(s.ref_api)) {
     problem("ref_api", "'" + s.ref_api + "' is not a fully qualified name such as torch.matmul");
   }
 
@@ -240,6 +270,18 @@ void PlanBuilder::declare_names() {
     add_tensor(std::move(t));
   }
   p.n_outputs_ = static_cast<int>(s.outputs.size());
+  // A call's effect branch is a 64-bit set: one bit per input, one for `out`, one per output.
+  if (p.n_inputs_ <= 48 && p.n_inputs_ + 1 + p.n_outputs_ > 64) {
+    problem("signature.outputs", "an op with " + std::to_string(p.n_inputs_) + " inputs has at most " +
+                                     std::to_string(63 - p.n_inputs_) + " outputs, not " + std::to_string(p.n_outputs_));
+  }
+  if (s.lets.size() > kMaxLets) {
+    problem("signature.let", "an op has at most " + std::to_string(kMaxLets) + " let entries, not " + std::to_string(s.lets.size()));
+  }
+  if (s.types.size() > kMaxFamilies) {
+    problem("signature.types", "an op has at most " + std::to_string(kMaxFamilies) + " type families, not " +
+                                   std::to_string(s.types.size()));
+  }
   for (const auto& fam : s.types) {
     declare(fam.name, "signature.types." + fam.name, "a type family");
     family_names_.push_back(fam.name);
@@ -468,7 +510,6 @@ void PlanBuilder::check_effects_and_composition() {
   const auto& c = *s.composition;
   if (c.kind != "composite") problem("composition.kind", "must be composite, not '" + c.kind + "'");
   if (c.stages.empty()) problem("composition.stages", "must not be empty");
-  static const std::regex op_name("[A-Z][A-Za-z0-9]*(Fwd|Bwd)Op");
   for (std::size_t i = 0; i < c.stages.size(); ++i) {
     const auto& st = c.stages[i];
     const std::string field = "composition.stages[" + std::to_string(i) + "]";
@@ -477,7 +518,7 @@ void PlanBuilder::check_effects_and_composition() {
       if (c.stages[j].name == st.name) problem(field + ".name", "stage '" + st.name + "' is declared twice");
     }
     if (st.op.empty() == st.kernel.empty()) problem(field, "a stage names exactly one of op and kernel");
-    if (!st.op.empty() && !std::regex_match(st.op, op_name)) problem(field + ".op", "'" + st.op + "' is not an op name");
+    if (!st.op.empty() && !is_op_name(st.op)) problem(field + ".op", "'" + st.op + "' is not an op name");
     p.stage_names_.push_back(st.name);
   }
 }

@@ -64,4 +64,6 @@ std::shared_ptr<const SignaturePlan> SignaturePlan::from_yaml(std::string_view y
   throw ValueError("the manifest text has no entry named '" + std::string(op_name) + "'");
 }
 
+std::shared_ptr<const SignaturePlan> SignaturePlan::from_spec(const OpSpec& spec) { return build_or_throw(spec); }
+
 }  // namespace tileops

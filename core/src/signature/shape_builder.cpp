@@ -4,7 +4,6 @@
 #include <functional>
 
 #include "signature/expr/parser.hpp"
-#include "tileops/checked.hpp"
 #include "signature/plan_builder.hpp"
 
 namespace tileops::detail {
@@ -13,14 +12,22 @@ namespace {
 using expr::Ast;
 using expr::AstType;
 
+// `a` with each name of `map` replaced by its value. Throws ValueError when the result would
+// nest deeper than an expression may.
 Ast substitute(const Ast& a, const std::vector<std::pair<std::string, Ast>>& map) {
   if (a.type == AstType::Name) {
     for (const auto& [name, value] : map) {
       if (name == a.text) return value;
     }
   }
-  Ast copy = a;
-  for (Ast& k : copy.kids) k = substitute(k, map);
+  Ast copy;
+  copy.type = a.type;
+  copy.text = a.text;
+  copy.ival = a.ival;
+  copy.fval = a.fval;
+  copy.column = a.column;
+  copy.ops = a.ops;
+  for (const Ast& k : a.kids) expr::add_kid(copy, substitute(k, map));
   return copy;
 }
 
@@ -29,58 +36,68 @@ bool contains_name(const Ast& a, const std::string& name) {
   return std::any_of(a.kids.begin(), a.kids.end(), [&](const Ast& k) { return contains_name(k, name); });
 }
 
-Ast binary(std::string op, Ast lhs, Ast rhs) {
-  Ast a;
-  a.type = AstType::Binary;
-  a.text = std::move(op);
-  a.kids = {std::move(lhs), std::move(rhs)};
-  return a;
-}
-
 struct LinearAst {
   std::int64_t a = 1;
   std::optional<Ast> rest;
 };
+
+// `terms` (each with the sign it is added with) as one expression.
+Ast signed_sum(std::vector<std::pair<bool, Ast>> terms) {
+  Ast sum;
+  sum.type = AstType::Binary;
+  for (auto& [negative, term] : terms) {
+    if (sum.kids.empty() && negative) {
+      Ast neg;
+      neg.type = AstType::Unary;
+      neg.text = "-";
+      expr::add_kid(neg, std::move(term));
+      expr::add_kid(sum, std::move(neg));
+      continue;
+    }
+    if (!sum.kids.empty()) sum.ops.push_back(negative ? "-" : "+");
+    expr::add_kid(sum, std::move(term));
+  }
+  if (sum.kids.size() == 1) return std::move(sum.kids[0]);
+  return sum;
+}
 
 // `a` as coeff * M + rest, M appearing once; nullopt when it has another form.
 std::optional<LinearAst> linear(const Ast& a, const std::string& m) {
   if (a.type == AstType::Name) return a.text == m ? std::optional<LinearAst>(LinearAst{}) : std::nullopt;
   if (a.type == AstType::Unary && a.text == "+") return linear(a.kids[0], m);
   if (a.type != AstType::Binary) return std::nullopt;
-  const Ast& l = a.kids[0];
-  const Ast& r = a.kids[1];
-  const bool in_l = contains_name(l, m);
-  const bool in_r = contains_name(r, m);
-  if (in_l == in_r) return std::nullopt;
-  if (a.text == "*") {
-    const Ast& c = in_l ? r : l;
-    if (c.type != AstType::Int || c.ival <= 0) return std::nullopt;
-    std::optional<LinearAst> inner = linear(in_l ? l : r, m);
-    if (!inner || inner->rest || !mul_fits(inner->a, c.ival, inner->a)) return std::nullopt;
-    return inner;
+  std::size_t at = a.kids.size();
+  for (std::size_t k = 0; k < a.kids.size(); ++k) {
+    if (!contains_name(a.kids[k], m)) continue;
+    if (at != a.kids.size()) return std::nullopt;
+    at = k;
   }
-  if (a.text == "+") {
-    std::optional<LinearAst> inner = linear(in_l ? l : r, m);
-    if (!inner) return std::nullopt;
-    const Ast& other = in_l ? r : l;
-    inner->rest = inner->rest ? binary("+", *inner->rest, other) : other;
-    return inner;
-  }
-  if (a.text == "-" && in_l) {
-    std::optional<LinearAst> inner = linear(l, m);
-    if (!inner) return std::nullopt;
-    if (inner->rest) {
-      inner->rest = binary("-", *inner->rest, r);
-    } else {
-      Ast neg;
-      neg.type = AstType::Unary;
-      neg.text = "-";
-      neg.kids.push_back(r);
-      inner->rest = neg;
+  if (at == a.kids.size()) return std::nullopt;
+  if (a.ops[0] == "*") {
+    std::int64_t coefficient = 1;
+    for (std::size_t k = 0; k < a.kids.size(); ++k) {
+      if (k > 0 && a.ops[k - 1] != "*") return std::nullopt;
+      if (k == at) continue;
+      const Ast& c = a.kids[k];
+      if (c.type != AstType::Int || c.ival <= 0 || __builtin_mul_overflow(coefficient, c.ival, &coefficient)) {
+        return std::nullopt;
+      }
     }
+    std::optional<LinearAst> inner = linear(a.kids[at], m);
+    if (!inner || inner->rest || __builtin_mul_overflow(inner->a, coefficient, &inner->a)) return std::nullopt;
     return inner;
   }
-  return std::nullopt;
+  if (a.ops[0] != "+" && a.ops[0] != "-") return std::nullopt;
+  if (at > 0 && a.ops[at - 1] == "-") return std::nullopt;
+  std::optional<LinearAst> inner = linear(a.kids[at], m);
+  if (!inner) return std::nullopt;
+  std::vector<std::pair<bool, Ast>> terms;
+  if (inner->rest) terms.emplace_back(false, std::move(*inner->rest));
+  for (std::size_t k = 0; k < a.kids.size(); ++k) {
+    if (k != at) terms.emplace_back(k > 0 && a.ops[k - 1] == "-", a.kids[k]);
+  }
+  inner->rest = signed_sum(std::move(terms));
+  return inner;
 }
 
 void names_in(const Ast& a, std::vector<std::string>& out) {
@@ -259,7 +276,15 @@ std::optional<ShapeDecl> PlanBuilder::compile_shape(const std::string& text, con
       for (std::size_t k = 0; k < subject.size(); ++k) {
         assignment.emplace_back(subject[k], std::get<bool>(c.when[k]) ? 1 : 0);
       }
-      for (Expansion& inner : expand(substitute(expr::parse_expression(c.is), map), depth + 1)) {
+      Ast applied;
+      try {
+        applied = substitute(expr::parse_expression(c.is), map);
+      } catch (const ValueError& e) {
+        problem(field, "'" + text + "': " + fam.name + "'s case '" + c.is + "': " + e.what());
+        ok = false;
+        return out;
+      }
+      for (Expansion& inner : expand(applied, depth + 1)) {
         bool consistent = true;
         std::vector<std::pair<int, int>> merged = assignment;
         for (const auto& [sid, v] : inner.assignment) {

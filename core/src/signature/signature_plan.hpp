@@ -82,6 +82,9 @@ class TILEOPS_API SignaturePlan {
   // outside the registry and its cache: for tests and tools. Throws like for_op.
   static std::shared_ptr<const SignaturePlan> from_yaml(std::string_view yaml, std::string_view op_name,
                                                         std::string_view file = "<yaml>");
+  // The plan of a spec the manifest loader produced, outside the registry and its cache.
+  // Throws ManifestError naming file, op, field and reason when the spec is malformed.
+  static std::shared_ptr<const SignaturePlan> from_spec(const OpSpec& spec);
 
   virtual ~SignaturePlan() = default;
 

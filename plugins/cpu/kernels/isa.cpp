@@ -1,3 +1,5 @@
+#include <cpuid.h>
+
 #include <algorithm>
 #include <atomic>
 #include <stdexcept>
@@ -9,14 +11,19 @@
 namespace tileops::cpu {
 namespace {
 
+// F16C from CPUID leaf 1 (clang's __builtin_cpu_supports has no name for it).
+bool cpu_has_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+
 bool cpu_runs(Isa isa) {
   __builtin_cpu_init();
   switch (isa) {
     case Isa::portable:
       return true;
     case Isa::avx2:
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-             __builtin_cpu_supports("f16c");
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
     case Isa::avx512:
       return cpu_runs(Isa::avx2) && __builtin_cpu_supports("avx512f") &&
              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&

@@ -1,7 +1,7 @@
-// The kernels compiled for AVX-512 (F, BW, VL, DQ). Every function between the pragmas is compiled
-// for that target and has internal linkage, so none of it can be picked by the linker for code that
-// runs on a CPU without it; the standard headers come first so that their inline functions keep
-// the default target.
+// The kernels compiled for AVX-512 (F, BW, VL, DQ). Every function in the target region
+// (isa_region.hpp) is compiled for that instruction set and has internal linkage, so none of it
+// can be picked by the linker for code that runs on a CPU without it; the standard headers come
+// first so that their inline functions keep the default target.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -12,15 +12,17 @@
 #include <numeric>
 #include <type_traits>
 
+#include "isa_region.hpp"
 #include "kernel_table.hpp"
 #include "tileops/half.hpp"
 
 // GCC 12 flags the self-initialised "undefined" registers inside avx512fintrin.h's reductions
 // and conversions as uninitialized; they are undefined by design.
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
+#endif
+TILEOPS_ISA_REGION_AVX512
 #include "simd/avx512.hpp"
 // The kernels, built on the vector types above.
 #include "impl/table.hpp"
@@ -30,7 +32,7 @@ namespace {
 constexpr KernelTable kTable = table_for(Isa::avx512);
 }  // namespace
 }  // namespace tileops::cpu
-#pragma GCC pop_options
+TILEOPS_ISA_REGION_END
 
 namespace tileops::cpu {
 const KernelTable& avx512_kernels() { return kTable; }

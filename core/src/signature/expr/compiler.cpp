@@ -75,13 +75,15 @@ class Compiler {
     return n;
   }
 
+  // The dispatch stays a small frame (every case is a function of its own), since it is on the
+  // recursion path of every level of nesting.
   Node compile(const Ast& a, const Narrowed& narrowed) {
     switch (a.type) {
-      case AstType::Int: return constant(Val::integer(a.ival), kind_of(Base::Int));
-      case AstType::Float: return constant(Val::real(a.fval), kind_of(Base::Float));
-      case AstType::Str: return constant(Val::str(intern(a.text)), kind_of(Base::Str));
-      case AstType::Bool: return constant(Val::boolean(a.ival != 0), kind_of(Base::Bool));
-      case AstType::None: return constant(Val::none(), kind_of(Base::None));
+      case AstType::Int:
+      case AstType::Float:
+      case AstType::Str:
+      case AstType::Bool:
+      case AstType::None: return literal(a);
       case AstType::Name: return name(a);
       case AstType::Unary: return unary(a, narrowed);
       case AstType::Binary: return arith(a, narrowed);
@@ -100,7 +102,17 @@ class Compiler {
     fail(a, "not an expression");
   }
 
-  Node name(const Ast& a) {
+  [[gnu::noinline]] static Node literal(const Ast& a) {
+    switch (a.type) {
+      case AstType::Int: return constant(Val::integer(a.ival), kind_of(Base::Int));
+      case AstType::Float: return constant(Val::real(a.fval), kind_of(Base::Float));
+      case AstType::Str: return constant(Val::str(intern(a.text)), kind_of(Base::Str));
+      case AstType::Bool: return constant(Val::boolean(a.ival != 0), kind_of(Base::Bool));
+      default: return constant(Val::none(), kind_of(Base::None));
+    }
+  }
+
+  [[gnu::noinline]] Node name(const Ast& a) {
     const NameInfo* info = scope_.find(a.text);
     if (info == nullptr) {
       DType d;
@@ -120,7 +132,7 @@ class Compiler {
     return n;
   }
 
-  Node unary(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node unary(const Ast& a, const Narrowed& narrowed) {
     Node operand = compile(a.kids[0], narrowed);
     if (a.text == "not") {
       expect_kind(a.kids[0], operand, kind_of(Base::Bool));
@@ -144,41 +156,44 @@ class Compiler {
     }
   }
 
-  Node arith(const Ast& a, const Narrowed& narrowed) {
-    Node lhs = compile(a.kids[0], narrowed);
-    Node rhs = compile(a.kids[1], narrowed);
-    for (int i = 0; i < 2; ++i) {
-      const Node& side = i == 0 ? lhs : rhs;
+  static ArithOp arith_op(const std::string& text) {
+    if (text == "-") return ArithOp::Sub;
+    if (text == "*") return ArithOp::Mul;
+    if (text == "/") return ArithOp::Div;
+    if (text == "//") return ArithOp::FloorDiv;
+    if (text == "%") return ArithOp::Mod;
+    if (text == "**") return ArithOp::Pow;
+    return ArithOp::Add;
+  }
+
+  static Kind arith_kind(ArithOp op, Kind lhs, Kind rhs) {
+    if (op == ArithOp::Div) return kind_of(Base::Float);
+    if (lhs.base == Base::Int && rhs.base == Base::Int) return kind_of(Base::Int);
+    if (lhs.base == Base::Float || rhs.base == Base::Float) return kind_of(Base::Float);
+    return kind_of(Base::Num);
+  }
+
+  [[gnu::noinline]] Node arith(const Ast& a, const Narrowed& narrowed) {
+    Node n = make(NodeOp::Arith, Kind{});
+    for (std::size_t i = 0; i < a.kids.size(); ++i) {
+      Node side = compile(a.kids[i], narrowed);
+      const std::string& op = a.ops[i == 0 ? 0 : i - 1];
       if (!is_numeric(side.kind)) {
         if (side.kind.maybe) fail(a.kids[i], "is " + kind_name(side.kind) + "; test present(...) and read .value");
-        fail(a, "'" + a.text + "' needs numbers, but '" + to_source(a.kids[i]) + "' is " + kind_name(side.kind));
+        fail(a, "'" + op + "' needs numbers, but '" + to_source(a.kids[i]) + "' is " + kind_name(side.kind));
       }
+      if (i == 0) {
+        n.kind = side.kind;
+      } else {
+        n.steps.push_back(arith_op(op));
+        n.kind = arith_kind(n.steps.back(), n.kind, side.kind);
+      }
+      n.kids.push_back(std::move(side));
     }
-    ArithOp op = ArithOp::Add;
-    if (a.text == "-") op = ArithOp::Sub;
-    else if (a.text == "*") op = ArithOp::Mul;
-    else if (a.text == "/") op = ArithOp::Div;
-    else if (a.text == "//") op = ArithOp::FloorDiv;
-    else if (a.text == "%") op = ArithOp::Mod;
-    else if (a.text == "**") op = ArithOp::Pow;
-    Kind kind;
-    if (op == ArithOp::Div) {
-      kind = kind_of(Base::Float);
-    } else if (lhs.kind.base == Base::Int && rhs.kind.base == Base::Int) {
-      kind = kind_of(Base::Int);
-    } else if (lhs.kind.base == Base::Float || rhs.kind.base == Base::Float) {
-      kind = kind_of(Base::Float);
-    } else {
-      kind = kind_of(Base::Num);
-    }
-    Node n = make(NodeOp::Arith, kind);
-    n.sub = static_cast<std::uint8_t>(op);
-    n.kids.push_back(std::move(lhs));
-    n.kids.push_back(std::move(rhs));
     return n;
   }
 
-  Node boolean(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node boolean(const Ast& a, const Narrowed& narrowed) {
     const bool is_and = a.type == AstType::And;
     Node n = make(is_and ? NodeOp::And : NodeOp::Or, kind_of(Base::Bool));
     Narrowed current = narrowed;
@@ -191,7 +206,7 @@ class Compiler {
     return n;
   }
 
-  Node compare_chain(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node compare_chain(const Ast& a, const Narrowed& narrowed) {
     if (a.ops.size() == 1) return compare(a, a.ops[0], a.kids[0], a.kids[1], narrowed);
     Node n = make(NodeOp::And, kind_of(Base::Bool));
     for (std::size_t i = 0; i < a.ops.size(); ++i) n.kids.push_back(compare(a, a.ops[i], a.kids[i], a.kids[i + 1], narrowed));
@@ -296,7 +311,7 @@ class Compiler {
     return n;
   }
 
-  Node if_else(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node if_else(const Ast& a, const Narrowed& narrowed) {
     Node cond = compile(a.kids[1], narrowed);
     expect_kind(a.kids[1], cond, kind_of(Base::Bool));
     Node yes = compile(a.kids[0], with(narrowed, present_slot(a.kids[1])));
@@ -322,7 +337,7 @@ class Compiler {
     return n;
   }
 
-  Node list(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node list(const Ast& a, const Narrowed& narrowed) {
     Node n = make(NodeOp::List, kind_of(Base::IntList));
     for (const Ast& item : a.kids) {
       const bool star = item.type == AstType::Star;
@@ -338,7 +353,7 @@ class Compiler {
     return n;
   }
 
-  Node attribute(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node attribute(const Ast& a, const Narrowed& narrowed) {
     const Ast& base = a.kids[0];
     if (base.type == AstType::Name) {
       const NameInfo* info = scope_.find(base.text);
@@ -359,7 +374,7 @@ class Compiler {
     return n;
   }
 
-  Node subscript(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node subscript(const Ast& a, const Narrowed& narrowed) {
     if (a.kids.size() != 2) fail(a, "a subscript takes one index");
     Node base = compile(a.kids[0], narrowed);
     expect_kind(a.kids[0], base, kind_of(Base::IntList));
@@ -392,7 +407,7 @@ class Compiler {
                                   : "bytes() takes a tensor name");
   }
 
-  Node call(const Ast& a, const Narrowed& narrowed) {
+  [[gnu::noinline]] Node call(const Ast& a, const Narrowed& narrowed) {
     const Ast& callee = a.kids[0];
     if (callee.type != AstType::Name) fail(a, "unknown primitive '" + to_source(callee) + "'");
     if (callee.text == "present") return tensor_call(a, NodeOp::Present, kind_of(Base::Bool));

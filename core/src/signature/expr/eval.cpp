@@ -37,6 +37,10 @@ std::int64_t int_arith(ArithOp op, std::int64_t a, std::int64_t b) {
     }
     case ArithOp::Pow: {
       if (b < 0) throw ValueError("negative exponent " + std::to_string(b) + " of an integer");
+      // Bases 0, 1 and -1 never overflow; any other base overflows within 63 factors.
+      if (a == 0) return b == 0 ? 1 : 0;
+      if (a == 1) return 1;
+      if (a == -1) return b % 2 == 0 ? 1 : -1;
       r = 1;
       for (std::int64_t k = 0; k < b; ++k) {
         if (__builtin_mul_overflow(r, a, &r)) overflow();
@@ -94,6 +98,12 @@ bool compare(CmpOp op, const Val& a, const Val& b) {
   }
 }
 
+Val evaluate_arith(const Node& n, const Env& env);
+bool evaluate_comparison(const Node& n, const Env& env);
+Val evaluate_index(const Node& n, const Env& env);
+Val evaluate_call(const Node& n, const Env& env);
+Val evaluate_list_value(const Node& n, const Env& env);
+
 }  // namespace
 
 bool evaluate_bool(const Node& node, const Env& env) {
@@ -149,15 +159,7 @@ Val evaluate(const Node& n, const Env& env) {
       return v;
     }
     case NodeOp::Not: return Val::boolean(!evaluate_bool(n.kids[0], env));
-    case NodeOp::Arith: {
-      const Val a = evaluate(n.kids[0], env);
-      const Val b = evaluate(n.kids[1], env);
-      const auto op = static_cast<ArithOp>(n.sub);
-      if (op != ArithOp::Div && a.tag == Val::Tag::integer && b.tag == Val::Tag::integer) {
-        return Val::integer(int_arith(op, a.i, b.i));
-      }
-      return Val::real(real_arith(op, a.number(), b.number()));
-    }
+    case NodeOp::Arith: return evaluate_arith(n, env);
     case NodeOp::And:
       for (const Node& k : n.kids) {
         if (!evaluate_bool(k, env)) return Val::boolean(false);
@@ -169,48 +171,73 @@ Val evaluate(const Node& n, const Env& env) {
       }
       return Val::boolean(false);
     case NodeOp::Compare:
-      return Val::boolean(compare(static_cast<CmpOp>(n.sub), evaluate(n.kids[0], env), evaluate(n.kids[1], env)));
-    case NodeOp::InSet: {
-      const Val x = evaluate(n.kids[0], env);
-      bool found = false;
-      for (std::size_t i = 1; i < n.kids.size() && !found; ++i) found = val_equal(x, evaluate(n.kids[i], env));
-      return Val::boolean(found != (n.sub != 0));
-    }
-    case NodeOp::InList: {
-      const Val x = evaluate(n.kids[0], env);
-      const Val list = evaluate(n.kids[1], env);
-      bool found = false;
-      for (std::int64_t d : list.list) found = found || static_cast<double>(d) == x.number();
-      return Val::boolean(found != (n.sub != 0));
-    }
+    case NodeOp::InSet:
+    case NodeOp::InList: return Val::boolean(evaluate_comparison(n, env));
     case NodeOp::IfElse: return evaluate(evaluate_bool(n.kids[0], env) ? n.kids[1] : n.kids[2], env);
-    case NodeOp::List: {
-      Val out = Val::shape({});
-      evaluate_list(n, env, out.list);
-      return out;
-    }
+    case NodeOp::List: return evaluate_list_value(n, env);
     case NodeOp::MaybeValue: {
       Val v = evaluate(n.kids[0], env);
       if (v.is_none()) throw ValueError("'.value' of None");
       return v;
     }
-    case NodeOp::Index: {
-      const Val list = evaluate(n.kids[0], env);
-      std::int64_t i = evaluate(n.kids[1], env).i;
-      const auto size = static_cast<std::int64_t>(list.list.size());
-      if (i < 0) i += size;
-      if (i < 0 || i >= size) {
-        throw ValueError("index " + std::to_string(evaluate(n.kids[1], env).i) + " is out of range for " + shape_str(list.list));
-      }
-      return Val::integer(list.list[static_cast<std::size_t>(i)]);
-    }
-    case NodeOp::Call: {
-      boost::container::small_vector<Val, 4> args;
-      for (const Node& k : n.kids) args.push_back(evaluate(k, env));
-      return primitive(n.index).eval({args.data(), args.size()});
-    }
+    case NodeOp::Index: return evaluate_index(n, env);
+    case NodeOp::Call: return evaluate_call(n, env);
   }
   return Val();
 }
+
+namespace {
+
+// The cases of evaluate() that hold values while they recurse, each in a frame of its own so
+// that evaluate() itself, on the recursion path of every level of nesting, stays small.
+[[gnu::noinline]] Val evaluate_arith(const Node& n, const Env& env) {
+  Val acc = evaluate(n.kids[0], env);
+  for (std::size_t i = 0; i < n.steps.size(); ++i) {
+    const Val b = evaluate(n.kids[i + 1], env);
+    const ArithOp op = n.steps[i];
+    if (op != ArithOp::Div && acc.tag == Val::Tag::integer && b.tag == Val::Tag::integer) {
+      acc.set_integer(int_arith(op, acc.i, b.i));
+    } else {
+      acc.set_real(real_arith(op, acc.number(), b.number()));
+    }
+  }
+  return acc;
+}
+
+[[gnu::noinline]] bool evaluate_comparison(const Node& n, const Env& env) {
+  const Val x = evaluate(n.kids[0], env);
+  if (n.op == NodeOp::Compare) return compare(static_cast<CmpOp>(n.sub), x, evaluate(n.kids[1], env));
+  bool found = false;
+  if (n.op == NodeOp::InSet) {
+    for (std::size_t i = 1; i < n.kids.size() && !found; ++i) found = val_equal(x, evaluate(n.kids[i], env));
+  } else {
+    const Val list = evaluate(n.kids[1], env);
+    for (std::int64_t d : list.list) found = found || static_cast<double>(d) == x.number();
+  }
+  return found != (n.sub != 0);
+}
+
+[[gnu::noinline]] Val evaluate_index(const Node& n, const Env& env) {
+  const Val list = evaluate(n.kids[0], env);
+  const std::int64_t given = evaluate(n.kids[1], env).i;
+  const auto size = static_cast<std::int64_t>(list.list.size());
+  const std::int64_t i = given < 0 ? given + size : given;
+  if (i < 0 || i >= size) throw ValueError("index " + std::to_string(given) + " is out of range for " + shape_str(list.list));
+  return Val::integer(list.list[static_cast<std::size_t>(i)]);
+}
+
+[[gnu::noinline]] Val evaluate_call(const Node& n, const Env& env) {
+  boost::container::small_vector<Val, 4> args;
+  for (const Node& k : n.kids) args.push_back(evaluate(k, env));
+  return primitive(n.index).eval({args.data(), args.size()});
+}
+
+[[gnu::noinline]] Val evaluate_list_value(const Node& n, const Env& env) {
+  Val out = Val::shape({});
+  evaluate_list(n, env, out.list);
+  return out;
+}
+
+}  // namespace
 
 }  // namespace tileops::expr

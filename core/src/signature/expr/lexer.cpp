@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "signature/expr/ast.hpp"
 #include "tileops/errors.hpp"
 
 namespace tileops::expr {
@@ -24,6 +25,10 @@ constexpr std::string_view kOperators[] = {"**", "//", "==", "!=", "<=", ">=", "
 }  // namespace
 
 std::vector<Token> tokenize(std::string_view s) {
+  if (s.size() > kMaxExpressionLength) {
+    throw ValueError("the expression is " + std::to_string(s.size()) + " characters long; the limit is " +
+                     std::to_string(kMaxExpressionLength));
+  }
   std::vector<Token> out;
   std::size_t i = 0;
   while (i < s.size()) {

@@ -20,7 +20,7 @@ struct Token {
 
 // Tokens of `source`, ending with an End token. Throws ValueError naming the column of a
 // character that starts no token, an unterminated string or an integer literal that does not
-// fit in 64 bits.
+// fit in 64 bits, and for a source longer than kMaxExpressionLength.
 std::vector<Token> tokenize(std::string_view source);
 
 }  // namespace tileops::expr

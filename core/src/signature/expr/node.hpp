@@ -11,6 +11,9 @@
 
 namespace tileops::expr {
 
+enum class ArithOp : std::uint8_t { Add, Sub, Mul, Div, FloorDiv, Mod, Pow };
+enum class CmpOp : std::uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+
 enum class NodeOp : std::uint8_t {
   Const,        // value
   Slot,         // the value of slot `index`
@@ -19,7 +22,7 @@ enum class NodeOp : std::uint8_t {
   TensorBytes,  // the byte size of tensor `index` (roofline formulas only)
   Neg,          // -kids[0]
   Not,          // not kids[0]
-  Arith,        // kids[0] <sub: ArithOp> kids[1]
+  Arith,        // kids[0] <steps[0]> kids[1] <steps[1]> kids[2] ..., folded left to right
   And,          // kids, short-circuit
   Or,           // kids, short-circuit
   Compare,      // kids[0] <sub: CmpOp> kids[1]
@@ -32,9 +35,6 @@ enum class NodeOp : std::uint8_t {
   Call,         // primitive `index` applied to kids (an unset Val for an omitted argument)
 };
 
-enum class ArithOp : std::uint8_t { Add, Sub, Mul, Div, FloorDiv, Mod, Pow };
-enum class CmpOp : std::uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
-
 struct Node {
   NodeOp op = NodeOp::Const;
   Kind kind;
@@ -42,6 +42,7 @@ struct Node {
   int index = -1;
   Val value;
   std::vector<std::uint8_t> star;
+  std::vector<ArithOp> steps;
   std::vector<Node> kids;
 };
 

@@ -1,5 +1,6 @@
 #include "signature/expr/parser.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "signature/expr/lexer.hpp"
@@ -14,25 +15,53 @@ bool is_keyword(const std::string& s) {
          s == "None";
 }
 
+[[noreturn]] void too_deep(int column) {
+  throw ValueError("column " + std::to_string(column) + ": the expression nests more than " +
+                   std::to_string(kMaxExpressionDepth) + " levels deep");
+}
+
+// Binding strength of the binary operator levels, weakest first (Python's order).
+enum Level : int { kNone = 0, kOr = 1, kAnd = 2, kNot = 3, kCompare = 4, kSum = 5, kProduct = 6, kUnary = 7, kPower = 8 };
+
+// A precedence-climbing parser. Each level of nesting costs a handful of small frames (the
+// slow and error paths live in functions of their own), so that kMaxExpressionDepth levels fit
+// comfortably in a thread's stack.
 class Parser {
  public:
   explicit Parser(std::string_view source) : tokens_(tokenize(source)) {}
 
   Ast parse_all() {
     Ast e = expression();
-    if (peek().type != TokenType::End) fail_here("unexpected " + describe(peek()));
+    if (peek().type != TokenType::End) fail_unexpected();
     return e;
   }
 
  private:
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;
+
+  // One level of nesting for as long as it lives: every recursion of the parser passes through
+  // one, so the parser's own stack stays within kMaxExpressionDepth levels.
+  class Nest {
+   public:
+    explicit Nest(Parser& p) : p_(p) {
+      if (p_.nesting_ == kMaxExpressionDepth) too_deep(p_.peek().column);
+      ++p_.nesting_;
+    }
+    ~Nest() { --p_.nesting_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+
+   private:
+    Parser& p_;
+  };
 
   const Token& peek(std::size_t ahead = 0) const {
     const std::size_t i = pos_ + ahead;
     return i < tokens_.size() ? tokens_[i] : tokens_.back();
   }
-  Token next() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
+  const Token& next() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
   bool at_op(std::string_view op) const { return peek().type == TokenType::Op && peek().text == op; }
   bool at_word(std::string_view w) const { return peek().type == TokenType::Name && peek().text == w; }
 
@@ -43,13 +72,21 @@ class Parser {
       default: return "'" + t.text + "'";
     }
   }
-  [[noreturn]] void fail_at(int column, const std::string& what) const {
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_at(int column, const std::string& what) const {
     throw ValueError("column " + std::to_string(column) + ": " + what);
   }
-  [[noreturn]] void fail_here(const std::string& what) const { fail_at(peek().column, what); }
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_here(const char* what) const { fail_at(peek().column, what); }
+  // "<what>, found <the token at the cursor>".
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_found(const char* what) const {
+    fail_at(peek().column, std::string(what) + ", found " + describe(peek()));
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_unexpected() const { fail_at(peek().column, "unexpected " + describe(peek())); }
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_keyword(const Token& t) const {
+    fail_at(t.column, "unexpected keyword '" + t.text + "'");
+  }
 
-  void expect_op(std::string_view op) {
-    if (!at_op(op)) fail_here("expected '" + std::string(op) + "', found " + describe(peek()));
+  void expect_op(const char* op, const char* expected) {
+    if (!at_op(op)) fail_found(expected);
     next();
   }
 
@@ -62,176 +99,162 @@ class Parser {
 
   Ast expression() {
     if (at_word("lambda")) fail_here("lambda is not in the expression language");
-    Ast value = or_test();
+    Ast value = binary(kOr);
     if (!at_word("if")) return value;
+    return conditional(std::move(value));
+  }
+
+  [[gnu::noinline]] Ast conditional(Ast value) {
     const int column = value.column;
     next();
-    Ast cond = or_test();
-    if (!at_word("else")) fail_here("expected 'else' in a conditional expression, found " + describe(peek()));
+    const Nest nest(*this);
+    Ast cond = binary(kOr);
+    if (!at_word("else")) fail_found("expected 'else' in a conditional expression");
     next();
     Ast other = expression();
     Ast a = node(AstType::IfElse, column);
-    a.kids = {std::move(value), std::move(cond), std::move(other)};
+    add_kid(a, std::move(value));
+    add_kid(a, std::move(cond));
+    add_kid(a, std::move(other));
     return a;
   }
 
-  Ast or_test() { return bool_chain("or", AstType::Or, [this] { return and_test(); }); }
-  Ast and_test() { return bool_chain("and", AstType::And, [this] { return not_test(); }); }
-
-  template <class F>
-  Ast bool_chain(std::string_view word, AstType type, F operand) {
-    Ast first = operand();
-    if (!at_word(word)) return first;
-    Ast a = node(type, first.column);
-    a.kids.push_back(std::move(first));
-    while (at_word(word)) {
-      next();
-      a.kids.push_back(operand());
-    }
-    return a;
-  }
-
-  Ast not_test() {
-    if (at_word("not")) {
-      const int column = next().column;
-      Ast a = node(AstType::Unary, column);
-      a.text = "not";
-      a.kids.push_back(not_test());
-      return a;
-    }
-    return comparison();
-  }
-
-  // The comparison operator at the cursor ("" when none), consuming it.
-  std::string comparison_op() {
+  // The level of the binary operator at the cursor (kNone when there is none).
+  Level level_here() const {
     const Token& t = peek();
-    if (t.type == TokenType::Op &&
-        (t.text == "==" || t.text == "!=" || t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">=")) {
-      return next().text;
+    if (t.type == TokenType::Op) {
+      const std::string& op = t.text;
+      if (op == "+" || op == "-") return kSum;
+      if (op == "*" || op == "/" || op == "//" || op == "%") return kProduct;
+      if (op == "**") return kPower;
+      if (op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=") return kCompare;
+      return kNone;
     }
-    if (at_word("in")) {
-      next();
-      return "in";
-    }
-    if (at_word("not") && peek(1).type == TokenType::Name && peek(1).text == "in") {
-      next();
-      next();
-      return "not in";
-    }
-    if (at_word("is")) fail_here("'is' is not in the expression language; test presence with present(x)");
-    return "";
+    if (t.type != TokenType::Name) return kNone;
+    if (t.text == "or") return kOr;
+    if (t.text == "and") return kAnd;
+    if (t.text == "in" || t.text == "is") return kCompare;
+    if (t.text == "not" && peek(1).type == TokenType::Name && peek(1).text == "in") return kCompare;
+    return kNone;
   }
 
-  Ast comparison() {
-    Ast first = arith();
-    std::string op = comparison_op();
-    if (op.empty()) return first;
-    Ast a = node(AstType::Compare, first.column);
-    a.kids.push_back(std::move(first));
-    while (!op.empty()) {
-      a.ops.push_back(op);
-      a.kids.push_back(arith());
-      op = comparison_op();
-    }
-    return a;
-  }
-
-  Ast binary(Ast lhs, std::string op, Ast rhs) {
-    Ast a = node(AstType::Binary, lhs.column);
-    a.text = std::move(op);
-    a.kids = {std::move(lhs), std::move(rhs)};
-    return a;
-  }
-
-  Ast arith() {
-    Ast lhs = term();
-    while (at_op("+") || at_op("-")) {
-      std::string op = next().text;
-      lhs = binary(std::move(lhs), std::move(op), term());
+  // Operators binding at least as tightly as `min`, with their operands.
+  Ast binary(Level min) {
+    Ast lhs = prefix(min);
+    for (Level level = level_here(); level != kNone && level >= min; level = level_here()) {
+      lhs = run(level, std::move(lhs));
     }
     return lhs;
   }
 
-  Ast term() {
-    Ast lhs = factor();
-    while (at_op("*") || at_op("/") || at_op("//") || at_op("%")) {
-      std::string op = next().text;
-      lhs = binary(std::move(lhs), std::move(op), factor());
-    }
-    return lhs;
+  // `not` and unary signs, where the level allows them; a primary otherwise.
+  Ast prefix(Level min) {
+    const bool is_not = min <= kNot && at_word("not");
+    const bool is_sign = min <= kUnary && (at_op("-") || at_op("+"));
+    if (!is_not && !is_sign) return primary();
+    return unary(is_not);
   }
 
-  Ast factor() {
-    if (at_op("-") || at_op("+")) {
-      const Token t = next();
-      Ast a = node(AstType::Unary, t.column);
-      a.text = t.text;
-      a.kids.push_back(factor());
+  [[gnu::noinline]] Ast unary(bool is_not) {
+    const Token& t = next();
+    const Nest nest(*this);
+    Ast a = node(AstType::Unary, t.column);
+    a.text = t.text;
+    add_kid(a, binary(is_not ? kNot : kUnary));
+    return a;
+  }
+
+  // A left-to-right run of operators of `level` after `first`, as one node whatever its length
+  // (`**`: one operator, right-associative).
+  [[gnu::noinline]] Ast run(Level level, Ast first) {
+    if (level == kPower) {
+      next();
+      const Nest nest(*this);
+      Ast a = node(AstType::Binary, first.column);
+      a.ops.push_back("**");
+      add_kid(a, std::move(first));
+      add_kid(a, binary(kUnary));
       return a;
     }
-    return power();
-  }
-
-  Ast power() {
-    Ast base = primary();
-    if (!at_op("**")) return base;
-    next();
-    return binary(std::move(base), "**", factor());
+    const AstType type = level == kOr ? AstType::Or : level == kAnd ? AstType::And
+                         : level == kCompare ? AstType::Compare : AstType::Binary;
+    const Level operand = level == kOr ? kAnd : level == kAnd ? kNot : static_cast<Level>(level + 1);
+    Ast a = node(type, first.column);
+    add_kid(a, std::move(first));
+    while (level_here() == level) {
+      std::string op = next().text;
+      if (op == "is") fail_at(tokens_[pos_ - 1].column, "'is' is not in the expression language; test presence with present(x)");
+      if (op == "not") op += " " + next().text;
+      if (type == AstType::Binary || type == AstType::Compare) a.ops.push_back(std::move(op));
+      add_kid(a, binary(operand));
+    }
+    return a;
   }
 
   Ast primary() {
     Ast a = atom();
     for (;;) {
       if (at_op("(")) {
-        Ast call = node(AstType::Call, a.column);
-        next();
-        call.kids.push_back(std::move(a));
-        if (!at_op(")")) {
-          for (;;) {
-            call.kids.push_back(argument());
-            if (at_op(",")) {
-              next();
-              if (at_op(")")) break;
-              continue;
-            }
-            break;
-          }
-        }
-        expect_op(")");
-        a = std::move(call);
+        a = call(std::move(a));
       } else if (at_op("[")) {
-        Ast sub = node(AstType::Subscript, a.column);
-        next();
-        sub.kids.push_back(std::move(a));
-        for (;;) {
-          sub.kids.push_back(expression());
-          if (!at_op(",")) break;
-          next();
-          if (at_op("]")) break;
-        }
-        if (at_op(":")) fail_here("slices are not in the expression language");
-        expect_op("]");
-        a = std::move(sub);
+        a = subscript(std::move(a));
       } else if (at_op(".")) {
-        next();
-        if (peek().type != TokenType::Name) fail_here("expected an attribute name after '.', found " + describe(peek()));
-        Ast attr = node(AstType::Attr, a.column);
-        attr.text = next().text;
-        attr.kids.push_back(std::move(a));
-        a = std::move(attr);
+        a = attribute(std::move(a));
       } else {
         return a;
       }
     }
   }
 
+  [[gnu::noinline]] Ast call(Ast callee) {
+    const Nest nest(*this);
+    Ast c = node(AstType::Call, callee.column);
+    next();
+    add_kid(c, std::move(callee));
+    if (!at_op(")")) {
+      for (;;) {
+        add_kid(c, argument());
+        if (!at_op(",")) break;
+        next();
+        if (at_op(")")) break;
+      }
+    }
+    expect_op(")", "expected ')'");
+    return c;
+  }
+
+  [[gnu::noinline]] Ast subscript(Ast base) {
+    const Nest nest(*this);
+    Ast sub = node(AstType::Subscript, base.column);
+    next();
+    add_kid(sub, std::move(base));
+    for (;;) {
+      add_kid(sub, expression());
+      if (!at_op(",")) break;
+      next();
+      if (at_op("]")) break;
+    }
+    if (at_op(":")) fail_here("slices are not in the expression language");
+    expect_op("]", "expected ']'");
+    return sub;
+  }
+
+  [[gnu::noinline]] Ast attribute(Ast base) {
+    next();
+    if (peek().type != TokenType::Name) fail_found("expected an attribute name after '.'");
+    Ast attr = node(AstType::Attr, base.column);
+    attr.text = next().text;
+    add_kid(attr, std::move(base));
+    return attr;
+  }
+
   Ast argument() {
     if (peek().type == TokenType::Name && peek(1).type == TokenType::Op && peek(1).text == "=") {
-      const Token name = next();
+      const Token& name = next();
       next();
       Ast kw = node(AstType::Keyword, name.column);
       kw.text = name.text;
-      kw.kids.push_back(expression());
+      add_kid(kw, expression());
       return kw;
     }
     if (at_op("*")) fail_here("'*' arguments are not in the expression language");
@@ -239,62 +262,55 @@ class Parser {
   }
 
   Ast list_item() {
-    if (at_op("*")) {
-      const int column = next().column;
-      Ast star = node(AstType::Star, column);
-      star.kids.push_back(arith());
-      return star;
-    }
-    return expression();
+    if (!at_op("*")) return expression();
+    const int column = next().column;
+    Ast star = node(AstType::Star, column);
+    add_kid(star, binary(kSum));
+    return star;
   }
 
   Ast atom() {
-    const Token t = peek();
+    const Token& t = peek();
     switch (t.type) {
-      case TokenType::Int: {
-        next();
-        Ast a = node(AstType::Int, t.column);
-        a.ival = t.ival;
-        a.text = t.text;
-        return a;
-      }
-      case TokenType::Float: {
-        next();
-        Ast a = node(AstType::Float, t.column);
-        a.fval = t.fval;
-        a.text = t.text;
-        return a;
-      }
-      case TokenType::Str: {
-        next();
-        Ast a = node(AstType::Str, t.column);
-        a.text = t.text;
-        return a;
-      }
-      case TokenType::Name: {
-        next();
-        if (t.text == "True" || t.text == "true" || t.text == "False" || t.text == "false") {
-          Ast a = node(AstType::Bool, t.column);
-          a.ival = (t.text == "True" || t.text == "true") ? 1 : 0;
-          return a;
-        }
-        if (t.text == "None") return node(AstType::None, t.column);
-        if (is_keyword(t.text)) fail_at(t.column, "unexpected keyword '" + t.text + "'");
-        Ast a = node(AstType::Name, t.column);
-        a.text = t.text;
-        return a;
-      }
+      case TokenType::Int:
+      case TokenType::Float:
+      case TokenType::Str: return literal();
+      case TokenType::Name: return name();
       case TokenType::Op:
         if (t.text == "(") return parenthesized();
         if (t.text == "[") return list_display();
         break;
-      case TokenType::End:
-        break;
+      case TokenType::End: break;
     }
-    fail_here("unexpected " + describe(t));
+    fail_unexpected();
   }
 
-  Ast parenthesized() {
+  Ast literal() {
+    const Token& t = next();
+    Ast a = node(t.type == TokenType::Int ? AstType::Int : t.type == TokenType::Float ? AstType::Float : AstType::Str,
+                 t.column);
+    a.ival = t.ival;
+    a.fval = t.fval;
+    a.text = t.text;
+    return a;
+  }
+
+  Ast name() {
+    const Token& t = next();
+    if (t.text == "True" || t.text == "true" || t.text == "False" || t.text == "false") {
+      Ast a = node(AstType::Bool, t.column);
+      a.ival = (t.text == "True" || t.text == "true") ? 1 : 0;
+      return a;
+    }
+    if (t.text == "None") return node(AstType::None, t.column);
+    if (is_keyword(t.text)) fail_keyword(t);
+    Ast a = node(AstType::Name, t.column);
+    a.text = t.text;
+    return a;
+  }
+
+  [[gnu::noinline]] Ast parenthesized() {
+    const Nest nest(*this);
     const int column = next().column;
     if (at_op(")")) {
       next();
@@ -303,21 +319,22 @@ class Parser {
     Ast first = expression();
     if (at_word("for")) fail_here("comprehensions are not in the expression language");
     if (!at_op(",")) {
-      expect_op(")");
+      expect_op(")", "expected ')'");
       return first;
     }
     Ast tuple = node(AstType::Tuple, column);
-    tuple.kids.push_back(std::move(first));
+    add_kid(tuple, std::move(first));
     while (at_op(",")) {
       next();
       if (at_op(")")) break;
-      tuple.kids.push_back(expression());
+      add_kid(tuple, expression());
     }
-    expect_op(")");
+    expect_op(")", "expected ')'");
     return tuple;
   }
 
-  Ast list_display() {
+  [[gnu::noinline]] Ast list_display() {
+    const Nest nest(*this);
     const int column = next().column;
     Ast list = node(AstType::List, column);
     if (at_op("]")) {
@@ -325,13 +342,13 @@ class Parser {
       return list;
     }
     for (;;) {
-      list.kids.push_back(list_item());
+      add_kid(list, list_item());
       if (at_word("for")) fail_here("comprehensions are not in the expression language");
       if (!at_op(",")) break;
       next();
       if (at_op("]")) break;
     }
-    expect_op("]");
+    expect_op("]", "expected ']'");
     return list;
   }
 };
@@ -344,73 +361,132 @@ int precedence(const Ast& a) {
     case AstType::Unary: return a.text == "not" ? 3 : 7;
     case AstType::Compare: return 4;
     case AstType::Binary:
-      if (a.text == "+" || a.text == "-") return 5;
-      if (a.text == "**") return 8;
+      if (a.ops[0] == "+" || a.ops[0] == "-") return 5;
+      if (a.ops[0] == "**") return 8;
       return 6;
     default: return 9;
   }
 }
 
-std::string wrapped(const Ast& kid, int min_precedence) {
-  std::string s = to_source(kid);
-  return precedence(kid) < min_precedence ? "(" + s + ")" : s;
+// Appends the canonical source of `a` to `out`: each level writes its own text once, so the
+// whole is linear in the length of the result.
+void emit(const Ast& a, std::string& out);
+
+void emit_wrapped(const Ast& kid, int min_precedence, std::string& out) {
+  const bool paren = precedence(kid) < min_precedence;
+  if (paren) out += '(';
+  emit(kid, out);
+  if (paren) out += ')';
 }
 
-std::string joined(const std::vector<Ast>& kids, std::size_t from, const std::string& sep) {
-  std::string s;
+void emit_joined(const std::vector<Ast>& kids, std::size_t from, std::string& out) {
   for (std::size_t i = from; i < kids.size(); ++i) {
-    if (i > from) s += sep;
-    s += to_source(kids[i]);
+    if (i > from) out += ", ";
+    emit(kids[i], out);
   }
-  return s;
 }
 
-}  // namespace
-
-Ast parse_expression(std::string_view source) { return Parser(source).parse_all(); }
-
-std::string to_source(const Ast& a) {
+void emit(const Ast& a, std::string& out) {
   switch (a.type) {
     case AstType::Int:
-    case AstType::Float: return a.text;
-    case AstType::Str: return "'" + a.text + "'";
-    case AstType::Bool: return a.ival ? "True" : "False";
-    case AstType::None: return "None";
-    case AstType::Name: return a.text;
+    case AstType::Float: out += a.text; return;
+    case AstType::Str: out += '\'' + a.text + '\''; return;
+    case AstType::Bool: out += a.ival ? "True" : "False"; return;
+    case AstType::None: out += "None"; return;
+    case AstType::Name: out += a.text; return;
     case AstType::Unary:
-      return a.text == "not" ? "not " + wrapped(a.kids[0], 3) : a.text + wrapped(a.kids[0], 7);
+      out += a.text == "not" ? "not " : a.text;
+      emit_wrapped(a.kids[0], a.text == "not" ? 3 : 7, out);
+      return;
     case AstType::Binary: {
       const int p = precedence(a);
-      const bool right_assoc = a.text == "**";
-      return wrapped(a.kids[0], right_assoc ? p + 1 : p) + " " + a.text + " " +
-             wrapped(a.kids[1], right_assoc ? p : p + 1);
+      if (a.ops[0] == "**") {
+        emit_wrapped(a.kids[0], p + 1, out);
+        out += " ** ";
+        emit_wrapped(a.kids[1], p, out);
+        return;
+      }
+      emit_wrapped(a.kids[0], p, out);
+      for (std::size_t i = 0; i < a.ops.size(); ++i) {
+        out += ' ' + a.ops[i] + ' ';
+        emit_wrapped(a.kids[i + 1], p + 1, out);
+      }
+      return;
     }
     case AstType::And:
     case AstType::Or: {
       const int p = precedence(a);
-      std::string s;
       for (std::size_t i = 0; i < a.kids.size(); ++i) {
-        if (i) s += a.type == AstType::And ? " and " : " or ";
-        s += wrapped(a.kids[i], p + 1);
+        if (i) out += a.type == AstType::And ? " and " : " or ";
+        emit_wrapped(a.kids[i], p + 1, out);
       }
-      return s;
+      return;
     }
-    case AstType::Compare: {
-      std::string s = wrapped(a.kids[0], 5);
-      for (std::size_t i = 0; i < a.ops.size(); ++i) s += " " + a.ops[i] + " " + wrapped(a.kids[i + 1], 5);
-      return s;
-    }
+    case AstType::Compare:
+      emit_wrapped(a.kids[0], 5, out);
+      for (std::size_t i = 0; i < a.ops.size(); ++i) {
+        out += ' ' + a.ops[i] + ' ';
+        emit_wrapped(a.kids[i + 1], 5, out);
+      }
+      return;
     case AstType::IfElse:
-      return wrapped(a.kids[0], 1) + " if " + wrapped(a.kids[1], 1) + " else " + wrapped(a.kids[2], 0);
-    case AstType::List: return "[" + joined(a.kids, 0, ", ") + "]";
-    case AstType::Tuple: return a.kids.size() == 1 ? "(" + to_source(a.kids[0]) + ",)" : "(" + joined(a.kids, 0, ", ") + ")";
-    case AstType::Star: return "*" + wrapped(a.kids[0], 5);
-    case AstType::Call: return to_source(a.kids[0]) + "(" + joined(a.kids, 1, ", ") + ")";
-    case AstType::Keyword: return a.text + "=" + to_source(a.kids[0]);
-    case AstType::Attr: return wrapped(a.kids[0], 9) + "." + a.text;
-    case AstType::Subscript: return wrapped(a.kids[0], 9) + "[" + joined(a.kids, 1, ", ") + "]";
+      emit_wrapped(a.kids[0], 1, out);
+      out += " if ";
+      emit_wrapped(a.kids[1], 1, out);
+      out += " else ";
+      emit_wrapped(a.kids[2], 0, out);
+      return;
+    case AstType::List:
+      out += '[';
+      emit_joined(a.kids, 0, out);
+      out += ']';
+      return;
+    case AstType::Tuple:
+      out += '(';
+      emit_joined(a.kids, 0, out);
+      out += a.kids.size() == 1 ? ",)" : ")";
+      return;
+    case AstType::Star:
+      out += '*';
+      emit_wrapped(a.kids[0], 5, out);
+      return;
+    case AstType::Call:
+      emit(a.kids[0], out);
+      out += '(';
+      emit_joined(a.kids, 1, out);
+      out += ')';
+      return;
+    case AstType::Keyword:
+      out += a.text + "=";
+      emit(a.kids[0], out);
+      return;
+    case AstType::Attr:
+      emit_wrapped(a.kids[0], 9, out);
+      out += '.' + a.text;
+      return;
+    case AstType::Subscript:
+      emit_wrapped(a.kids[0], 9, out);
+      out += '[';
+      emit_joined(a.kids, 1, out);
+      out += ']';
+      return;
   }
-  return "";
+}
+
+}  // namespace
+
+void add_kid(Ast& parent, Ast kid) {
+  if (kid.height >= kMaxExpressionDepth) too_deep(kid.column);
+  parent.height = std::max(parent.height, kid.height + 1);
+  parent.kids.push_back(std::move(kid));
+}
+
+Ast parse_expression(std::string_view source) { return Parser(source).parse_all(); }
+
+std::string to_source(const Ast& a) {
+  std::string out;
+  emit(a, out);
+  return out;
 }
 
 }  // namespace tileops::expr

@@ -9,8 +9,9 @@
 
 namespace tileops::expr {
 
-// The syntax tree of `source`. Throws ValueError "column N: reason" for text outside the
-// language, including the forms manifests reject (`is`, lambdas, comprehensions).
+// The syntax tree of `source`, in time linear in its length. Throws ValueError "column N:
+// reason" for text outside the language, including the forms manifests reject (`is`, lambdas,
+// comprehensions) and nesting deeper than kMaxExpressionDepth.
 Ast parse_expression(std::string_view source);
 
 }  // namespace tileops::expr

@@ -12,7 +12,6 @@ namespace {
 
 constexpr Kind kBool{Base::Bool};
 constexpr Kind kInt{Base::Int};
-constexpr Kind kNum{Base::Num};
 constexpr Kind kStr{Base::Str};
 constexpr Kind kDType{Base::DType};
 constexpr Kind kList{Base::IntList};
@@ -53,7 +52,9 @@ Val eval_prod(std::span<const Val> a) {
 
 Val eval_sum(std::span<const Val> a) {
   std::int64_t s = 0;
-  for (std::int64_t d : a[0].list) s += d;
+  for (std::int64_t d : a[0].list) {
+    if (__builtin_add_overflow(s, d, &s)) throw ValueError("sum: the sum of " + shape_str(a[0].list) + " overflows");
+  }
   return Val::integer(s);
 }
 
@@ -302,7 +303,12 @@ Kind check_list_to_int(std::span<const Kind> a) {
 }
 
 Val eval_abs(std::span<const Val> a) {
-  if (a[0].tag == Val::Tag::integer) return Val::integer(a[0].i < 0 ? -a[0].i : a[0].i);
+  if (a[0].tag == Val::Tag::integer) {
+    if (a[0].i == std::numeric_limits<std::int64_t>::min()) {
+      throw ValueError("abs: |" + std::to_string(a[0].i) + "| overflows a 64-bit integer");
+    }
+    return Val::integer(a[0].i < 0 ? -a[0].i : a[0].i);
+  }
   return Val::real(std::fabs(a[0].f));
 }
 
@@ -336,12 +342,14 @@ const Primitive kPrimitives[] = {
 }  // namespace
 
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank) {
+  if (rank < 0) throw ValueError("normalize_axis: rank " + std::to_string(rank) + " is negative");
   const std::int64_t lo = rank == 0 ? -1 : -rank;
   const std::int64_t hi = rank == 0 ? 1 : rank;
   if (axis < lo || axis >= hi) {
     throw ValueError("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   }
-  return rank == 0 ? 0 : (axis + rank) % rank;
+  if (rank == 0) return 0;
+  return axis < 0 ? axis + rank : axis;
 }
 
 int find_primitive(std::string_view name) {

@@ -34,7 +34,8 @@ const Primitive& primitive(int id);
 std::string primitive_names();
 
 // The axis `axis` of a rank-`rank` shape as an index in [0, rank): at rank 0, 0 and -1 name the
-// scalar axis (index 0); otherwise axis must lie in [-rank, rank). Throws ValueError otherwise.
+// scalar axis (index 0); otherwise axis must lie in [-rank, rank). Throws ValueError otherwise,
+// and for a negative rank.
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank);
 
 }  // namespace tileops::expr

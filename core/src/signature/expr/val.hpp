@@ -38,6 +38,7 @@ struct Val {
 
   // In-place setters: a frame slot takes a value without a temporary Val.
   void set_integer(std::int64_t v) { tag = Tag::integer; i = v; }
+  void set_real(double v) { tag = Tag::real; f = v; }
   void set_dtype(DType v) { tag = Tag::dtype; d = v; }
   void set_shape(ShapeView v) { tag = Tag::list; list.assign(v.begin(), v.end()); }
 
