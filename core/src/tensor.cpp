@@ -152,7 +152,8 @@ std::shared_ptr<Storage> Storage::allocate(std::size_t nbytes, Device device) {
     try {
       return rt->allocate_async(nbytes, device.index(), stream);
     } catch (const std::bad_alloc&) {
-      throw OutOfMemoryError(device.str() + " cannot allocate " + std::to_string(nbytes) + " bytes: out of memory");
+      throw OutOfMemoryError(device.str() + " cannot allocate " + std::to_string(nbytes) + " bytes: " +
+                             runtime_fault_where(*rt, "allocate") + " ran out of memory");
     }
   });
   if (p == nullptr && nbytes > 0 && !device.is_meta()) {

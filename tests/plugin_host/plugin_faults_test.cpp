@@ -104,10 +104,10 @@ TEST_CASE("a detector that throws names its target and plugin; devices it does n
   CHECK(op.serving_target() == std::string(BUILTIN));
 }
 
-TEST_CASE("a device runtime's allocate that throws std::bad_alloc is a BackendError naming the runtime's plugin") {
+TEST_CASE("a device runtime's allocate that throws std::bad_alloc is an OutOfMemoryError naming the bytes and plugin") {
   FaultyPlugin faulty;
   CHECK_THROWS_WITH_AS(Tensor::empty({4}, DType::float32, Device::parse("faultymem:0")),
-                       "allocate of the device runtime for 'faultymem' (plugin 'faulty') threw std::bad_alloc: "
-                       "std::bad_alloc",
-                       BackendError);
+                       "faultymem:0 cannot allocate 16 bytes: allocate of the device runtime for 'faultymem' "
+                       "(plugin 'faulty') ran out of memory",
+                       OutOfMemoryError);
 }

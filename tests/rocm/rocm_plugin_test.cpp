@@ -94,7 +94,7 @@ TEST_CASE("rocm plugin: loads without a failure and registers the hip runtime as
   CHECK_FALSE(rt->host_accessible());
 }
 
-TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU kernels serve, none for GEMM") {
+TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU kernels serve, GEMM for decode rows only") {
   if (rocm_runtime_or_skip() == nullptr) return;
   const auto hip = keys_owned_by("rocm", kOps);
   const std::map<std::string, std::set<std::string>> expected{
@@ -107,20 +107,22 @@ TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU 
       {"ReluFwdOp", {"hip_relu"}},
       {"AlibiFwdOp", {"hip_alibi"}},
       {"SumFwdOp", {"hip_sum"}},
-      {"ProdFwdOp", {"hip_prod"}}};
+      {"ProdFwdOp", {"hip_prod"}},
+      {"GemmFwdOp", {"hip_dot_rows_gemm"}}};
   CHECK(hip == expected);
   for (const std::string& op : kOps) {
     for (const RegisteredKernelType& k : registered_kernel_types(op)) {
       if (k.owner == "rocm") CHECK_MESSAGE(k.type->devices == std::vector<std::string>{"hip"}, k.key);
     }
   }
-  // The same shared sources serve both vendors: outside GEMM (vendor libraries), the cuda
-  // plugin's keys are the hip ones under the other prefix.
+  // The same shared sources serve both vendors: apart from the vendor library's GEMM keys, the
+  // cuda plugin's keys are the hip ones under the other prefix.
   if (TILEOPS_TEST_CUDA_PLUGIN) {
     for (const auto& [op, keys] : keys_owned_by("cuda", kOps)) {
-      if (op == "GemmFwdOp") continue;
       std::set<std::string> as_hip;
-      for (const std::string& key : keys) as_hip.insert("hip_" + key.substr(std::string("cuda_").size()));
+      for (const std::string& key : keys) {
+        if (key != "cuda_cublaslt_gemm") as_hip.insert("hip_" + key.substr(std::string("cuda_").size()));
+      }
       CHECK_MESSAGE(as_hip == (hip.count(op) ? hip.at(op) : std::set<std::string>{}), op);
     }
   }
@@ -168,7 +170,7 @@ TEST_CASE("rocm plugin: without an AMD GPU, an op call on hip tensors fails clea
   for (double v : y.to_doubles()) CHECK(v == doctest::Approx(1.0).epsilon(1e-5));
 }
 
-TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPUs none does, and GEMM is not available") {
+TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPUs none does, and GEMM serves decode rows only") {
   if (rocm_runtime_or_skip() == nullptr) return;
   const auto on_hip = [](auto call, int arch) {
     call.device = kHip;
@@ -191,8 +193,10 @@ TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPU
   product.k = 4096;
   product.trans_b = true;
   product.dtype = DType::bfloat16;
+  CHECK(gemm.key_for("gemm", on_hip(product, 0x90a)) == "hip_dot_rows_gemm");
+  product.m = 64;
   CHECK_THROWS_WITH_AS(gemm.key_for("gemm", on_hip(product, 0x90a)),
-                       doctest::Contains("in-tree kernels do not run on hip:0"), OpNotAvailableError);
+                       doctest::Contains("hip_dot_rows_gemm: serves at most 8 rows of a, not m = 64"), ValueError);
 }
 
 TEST_CASE("the hip runtime's arch number is the gfx processor name read as hexadecimal") {
