@@ -29,11 +29,13 @@ TILEOPS_API double tolerance(DType dtype);
 
 struct Comparison {
   double max_abs = 0;
-  double max_rel = 0;  // relative to max(1, |expected|)
+  double max_rel = 0;  // relative to max(1, rms(expected), |expected|)
   bool ok = true;      // same definedness, shape and dtype, and every element within tolerance
 };
 
-// Compares `actual` with `expected` element by element within tolerance(expected's dtype).
+// Compares `actual` with `expected` element by element within tolerance(expected's dtype),
+// relative to the larger of |expected| and the floor max(1, root mean square of the finite
+// elements of expected): elements that cancel to near zero are held to the tensor's scale.
 TILEOPS_API Comparison compare(const Tensor& actual, const Tensor& expected);
 
 }  // namespace tileops::testing

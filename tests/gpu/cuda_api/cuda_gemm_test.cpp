@@ -217,6 +217,7 @@ TEST_CASE("GPU: tileops run --check compares GEMM and the SwiGLU MLP on cuda:0 w
   for (const std::string args : {"GemmFwdOp --workload llama-8b-qkv-decode", "SwiGLUMLPFwdOp --workload llama-8b-decode"}) {
     CAPTURE(args);
     const auto r = test::run_command(cli + " run " + args + " --device cuda:0 --check --json -r 2");
+    CAPTURE(r.out);
     REQUIRE(r.status == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j.at("check").at("ok") == true);
