@@ -165,6 +165,41 @@ def block_suite(rows, copy):
         )
         del a, b
         torch.cuda.empty_cache()
+    decode = [r for r in rows if r["kind"] == "decode_kernel"]
+    keys = sorted({r["key"] for r in decode})
+    if decode:
+        lines += [
+            "",
+            "Decode GEMM kernel types alone (built and called directly), GB/s and share of copy; "
+            "torch.matmul(a, b.t()) on the same tensors:",
+            "",
+            "| m x n x k | dtype | " + " | ".join(keys) + " | torch | best tileops / torch |",
+            "| --- | --- | " + " | ".join("---:" for _ in keys) + " | ---: | ---: |",
+        ]
+        shapes = sorted({(r["m"], r["n"], r["k"], r["dtype"]) for r in decode}, key=lambda s: (s[3], s[1], s[0]))
+        for m, n, k, dtype in shapes:
+            mine = {r["key"]: r for r in decode if (r["m"], r["n"], r["k"], r["dtype"]) == (m, n, k, dtype)}
+            a = fill((m, k), dtype, 7919, 1.0)
+            b = fill((n, k), dtype, 104729, 0.02)
+            torch_ms = time_calls(lambda i: torch.matmul(a, b.t()), 1)
+            bytes_ = next(iter(mine.values()))["bytes"]
+            for r in mine.values():
+                r["torch_ms"] = torch_ms
+            cells = []
+            for key in keys:
+                if key in mine:
+                    gbps = mine[key]["bytes"] / (mine[key]["ms"] * 1e-3) / 1e9
+                    cells.append(f"{gbps:.0f} ({100 * gbps / copy['gbps']:.0f}%)")
+                else:
+                    cells.append("-")
+            torch_gbps = bytes_ / (torch_ms * 1e-3) / 1e9
+            best = min(r["ms"] for r in mine.values())
+            lines.append(
+                f"| {m}x{n}x{k} | {dtype} | " + " | ".join(cells) +
+                f" | {torch_gbps:.0f} ({100 * torch_gbps / copy['gbps']:.0f}%) | {torch_ms / best:.2f} |"
+            )
+            del a, b
+            torch.cuda.empty_cache()
     lines += [
         "",
         "Llama-3.1-8B block (RMSNorm → SwiGLU MLP → residual add, hidden 4096, intermediate 14336), ms per block; "

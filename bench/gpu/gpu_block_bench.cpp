@@ -1,6 +1,7 @@
 // Times GEMM and the Llama-3.1-8B block on one GPU through tileops and prints one JSON object
 // per line: this run's device-to-device copy bandwidth, then each GEMM shape (decode: a few
-// rows against [n, k] weights; prefill) per dtype with its kernel, then the block (RMSNorm →
+// rows against [n, k] weights; prefill) per dtype with its kernel, then every GEMM kernel type
+// that serves a decode shape timed alone (the evidence for their preferred_over), then the block (RMSNorm →
 // SwiGLU MLP → residual add) at 4 and 2048 tokens, eager and replayed as a CUDA graph.
 // bench/gpu/compare_torch.py runs it and times PyTorch on the same shapes and values.
 //
@@ -21,6 +22,7 @@
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/rms_norm.hpp"
 #include "tileops/ops/swiglu_mlp.hpp"
+#include "tileops/backend.hpp"
 #include "tileops/plugin.hpp"
 
 namespace {
@@ -67,6 +69,42 @@ void gemm_rows() {
           s.kind, static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
           std::string(dtype_name(dtype)).c_str(), ms, r.bytes, r.flops, kernels_of(op).c_str());
       std::fflush(stdout);
+    }
+  }
+}
+
+// Each cuda GEMM kernel type that takes the decode call, built and called directly (no
+// dispatch), on the stream of the calls above.
+void decode_kernel_rows() {
+  struct Shape3 {
+    std::int64_t m, n, k;
+  };
+  const Shape3 shapes[] = {{1, 28672, 4096}, {4, 28672, 4096}, {8, 28672, 4096},
+                           {1, 4096, 14336}, {4, 4096, 14336}, {8, 4096, 14336}};
+  for (DType dtype : {DType::bfloat16, DType::float16}) {
+    for (const Shape3& s : shapes) {
+      const Tensor a = fill({s.m, s.k}, dtype, 7919, 1.0f), b = fill({s.n, s.k}, dtype, 104729, 0.02f);
+      const Tensor d = Tensor::empty({s.m, s.n}, dtype, kGpu);
+      GemmCall call;
+      call.device = kGpu;
+      call.m = s.m;
+      call.n = s.n;
+      call.k = s.k;
+      call.trans_b = true;
+      call.dtype = dtype;
+      const double bytes = static_cast<double>(dtype_size(dtype)) * static_cast<double>(s.m * s.k + s.n * s.k + s.m * s.n);
+      for (const RegisteredKernelType& t : registered_kernel_types("GemmFwdOp")) {
+        if (t.type->devices != std::vector<std::string>{"cuda"} || (t.type->refusal && t.type->refusal(call))) continue;
+        const std::shared_ptr<Kernel> kernel = t.type->entry_for(call).factory();
+        auto* gemm = static_cast<GemmFwdInterface*>(t.type->as_interface(*kernel));
+        const double ms = time_calls([&](int) { gemm->forward(a, b, d); }, 1);
+        std::printf(
+            "{\"kind\": \"decode_kernel\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", "
+            "\"key\": \"%s\", \"ms\": %.6f, \"bytes\": %.0f}\n",
+            static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
+            std::string(dtype_name(dtype)).c_str(), t.key.c_str(), ms, bytes);
+        std::fflush(stdout);
+      }
     }
   }
 }
@@ -133,6 +171,7 @@ int main() {
   std::fflush(stdout);
   try {
     gemm_rows();
+    decode_kernel_rows();
     block_rows();
   } catch (const tileops::Error& e) {
     std::fprintf(stderr, "gpu_block_bench: %s\n", e.what());

@@ -1,6 +1,7 @@
 // GemmFwdOp on the GPU against the reference kernels on the host: cuda_cublaslt_gemm for every
-// transposition and dtype, cuda_dot_rows_gemm for a few rows against [n, k] weights (and the
-// refusals that leave the rest to cuBLASLt), empty and misaligned operands, exact float32 by
+// transposition and dtype, the decode kernels for a few rows against [n, k] weights
+// (cuda_mma_dot_rows_gemm on tensor cores for 16-bit dtypes and k a multiple of 8,
+// cuda_dot_rows_gemm otherwise) and the refusals that leave the rest to cuBLASLt, empty and misaligned operands, exact float32 by
 // default, one entry called from several threads on their own streams, and `tileops run
 // --check` on cuda:0 (the reference on host copies).
 #include <cuda_runtime_api.h>
@@ -49,6 +50,11 @@ struct Case {
   }
 };
 
+// The decode kernel that serves m <= 8 rows of a against b stored [n, k] on an H100/H200.
+const char* decode_key(DType dtype, std::int64_t k) {
+  return dtype != DType::float32 && k % 8 == 0 ? "cuda_mma_dot_rows_gemm" : "cuda_dot_rows_gemm";
+}
+
 // Runs the case on the GPU (operands as `place` puts them there) and on the host with the
 // reference kernels; returns the key that served on the GPU.
 std::string check_case(const Case& c, Tensor (*place)(const Tensor&) = nullptr) {
@@ -76,28 +82,29 @@ TEST_CASE("GPU: cuBLASLt GEMM matches the reference for every transposition and 
         for (auto [m, n, k] : {std::array<std::int64_t, 3>{9, 64, 96}, {48, 40, 72}, {130, 257, 300}, {3, 5, 7},
                                {256, 512, 1024}}) {
           const Case c{m, n, k, ta, tb, dt};
-          const bool dot_rows = m <= 8 && !ta && tb;
-          CHECK(check_case(c) == (dot_rows ? "cuda_dot_rows_gemm" : "cuda_cublaslt_gemm"));
+          const bool decode = m <= 8 && !ta && tb;
+          CHECK(check_case(c) == (decode ? decode_key(dt, k) : "cuda_cublaslt_gemm"));
         }
       }
     }
   }
 }
 
-TEST_CASE("GPU: the dot-rows GEMM serves 1 to 8 rows against [n, k] weights, vector and scalar paths") {
+TEST_CASE("GPU: the decode GEMMs serve 1 to 8 rows against [n, k] weights, tensor-core, vector and scalar paths") {
   if (cuda_or_skip() == nullptr) return;
   for (DType dt : kFloats) {
-    for (std::int64_t m : {1, 2, 3, 4, 5, 8}) {
-      // k a multiple of every vector width, then one that no width divides; n small (one row
-      // of b per warp) and large (several per warp).
-      for (auto [n, k] : {std::array<std::int64_t, 2>{33, 512}, {3000, 256}, {17, 77}, {1030, 4099}}) {
-        CHECK(check_case({m, n, k, false, true, dt}) == "cuda_dot_rows_gemm");
+    for (std::int64_t m : {1, 2, 3, 4, 5, 6, 7, 8}) {
+      // k a multiple of every vector width, one that is a multiple of 8 but not of a lane
+      // group's 32, then ones that no width divides; n below, at and past a tile of 16 rows,
+      // small (one row of b per warp) and large (several per warp).
+      for (auto [n, k] : {std::array<std::int64_t, 2>{33, 512}, {3000, 256}, {16, 200}, {40, 8}, {17, 77}, {1030, 4099}}) {
+        CHECK(check_case({m, n, k, false, true, dt}) == decode_key(dt, k));
       }
     }
   }
 }
 
-TEST_CASE("GPU: the dot-rows GEMM refuses what it does not serve, and cuBLASLt serves it") {
+TEST_CASE("GPU: the decode GEMMs refuse what they do not serve, and cuBLASLt serves it") {
   if (cuda_or_skip() == nullptr) return;
   GemmFwdOp op(false, true);
   GemmCall call;
@@ -109,17 +116,26 @@ TEST_CASE("GPU: the dot-rows GEMM refuses what it does not serve, and cuBLASLt s
   call.dtype = DType::bfloat16;
   CHECK(op.key_for("gemm", call) == "cuda_cublaslt_gemm");
   call.m = 8;
+  CHECK(op.key_for("gemm", call) == "cuda_mma_dot_rows_gemm");
+  call.k = 60;
   CHECK(op.key_for("gemm", call) == "cuda_dot_rows_gemm");
+  call.k = 64;
+  call.dtype = DType::float32;
+  CHECK(op.key_for("gemm", call) == "cuda_dot_rows_gemm");
+  call.dtype = DType::bfloat16;
+  call.arch = 75;  // before tensor-core bfloat16
+  CHECK(op.key_for("gemm", call) == "cuda_dot_rows_gemm");
+  call.arch.reset();
   call.trans_b = false;
   CHECK(op.key_for("gemm", call) == "cuda_cublaslt_gemm");
   call.trans_b = true;
   call.trans_a = true;
   CHECK(op.key_for("gemm", call) == "cuda_cublaslt_gemm");
-  // The Llama-3.1-8B shapes: decode goes to the dot rows, prefill to cuBLASLt.
+  // The Llama-3.1-8B shapes: decode goes to the tensor-core dot rows, prefill to cuBLASLt.
   call.trans_a = false;
-  for (auto [m, n, k, key] : {std::tuple<std::int64_t, std::int64_t, std::int64_t, const char*>{1, 28672, 4096, "cuda_dot_rows_gemm"},
-                              {4, 28672, 4096, "cuda_dot_rows_gemm"},
-                              {4, 4096, 14336, "cuda_dot_rows_gemm"},
+  for (auto [m, n, k, key] : {std::tuple<std::int64_t, std::int64_t, std::int64_t, const char*>{1, 28672, 4096, "cuda_mma_dot_rows_gemm"},
+                              {4, 28672, 4096, "cuda_mma_dot_rows_gemm"},
+                              {4, 4096, 14336, "cuda_mma_dot_rows_gemm"},
                               {2048, 4096, 4096, "cuda_cublaslt_gemm"},
                               {8192, 8192, 8192, "cuda_cublaslt_gemm"}}) {
     call.m = m;
@@ -152,7 +168,8 @@ TEST_CASE("GPU: GEMM operands that start one element past an aligned address") {
     for (bool ta : {false, true}) {
       CHECK(check_case({40, 72, 136, ta, false, dt}, misaligned_on_gpu) == "cuda_cublaslt_gemm");
     }
-    CHECK(check_case({4, 72, 136, false, true, dt}, misaligned_on_gpu) == "cuda_dot_rows_gemm");
+    // The tensor-core kernel hands misaligned operands to the shared one.
+    CHECK(check_case({4, 72, 136, false, true, dt}, misaligned_on_gpu) == decode_key(dt, 136));
   }
 }
 
