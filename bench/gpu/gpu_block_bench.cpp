@@ -81,7 +81,7 @@ void decode_kernel_rows() {
   };
   const Shape3 shapes[] = {{1, 28672, 4096}, {4, 28672, 4096}, {8, 28672, 4096},
                            {1, 4096, 14336}, {4, 4096, 14336}, {8, 4096, 14336}};
-  for (DType dtype : {DType::bfloat16, DType::float16}) {
+  for (DType dtype : {DType::bfloat16, DType::float16, DType::float32}) {
     for (const Shape3& s : shapes) {
       const Tensor a = fill({s.m, s.k}, dtype, 7919, 1.0f), b = fill({s.n, s.k}, dtype, 104729, 0.02f);
       const Tensor d = Tensor::empty({s.m, s.n}, dtype, kGpu);

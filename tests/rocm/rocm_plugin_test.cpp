@@ -115,13 +115,13 @@ TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU 
       if (k.owner == "rocm") CHECK_MESSAGE(k.type->devices == std::vector<std::string>{"hip"}, k.key);
     }
   }
-  // The same shared sources serve both vendors: apart from the GEMM keys that are CUDA's own, the
+  // The same shared sources serve both vendors: apart from cuBLASLt's GEMM, which is CUDA's own, the
   // cuda plugin's keys are the hip ones under the other prefix.
   if (TILEOPS_TEST_CUDA_PLUGIN) {
     for (const auto& [op, keys] : keys_owned_by("cuda", kOps)) {
       std::set<std::string> as_hip;
       for (const std::string& key : keys) {
-        if (key != "cuda_cublaslt_gemm" && key != "cuda_mma_dot_rows_gemm") as_hip.insert("hip_" + key.substr(std::string("cuda_").size()));
+        if (key != "cuda_cublaslt_gemm") as_hip.insert("hip_" + key.substr(std::string("cuda_").size()));
       }
       CHECK_MESSAGE(as_hip == (hip.count(op) ? hip.at(op) : std::set<std::string>{}), op);
     }
@@ -194,6 +194,8 @@ TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPU
   product.trans_b = true;
   product.dtype = DType::bfloat16;
   CHECK(gemm.key_for("gemm", on_hip(product, 0x90a)) == "hip_dot_rows_gemm");
+  CHECK_THROWS_WITH_AS(gemm.key_for("gemm", on_hip(product, 0x942)),
+                       doctest::Contains("hip_dot_rows_gemm: supports archs [2314], not 2370"), ValueError);
   product.m = 64;
   CHECK_THROWS_WITH_AS(gemm.key_for("gemm", on_hip(product, 0x90a)),
                        doctest::Contains("hip_dot_rows_gemm: serves at most 8 rows of a, not m = 64"), ValueError);

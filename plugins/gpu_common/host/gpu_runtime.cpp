@@ -131,7 +131,7 @@ void GpuRuntime::deallocate_async(void* ptr, std::size_t, int index, void* strea
 void GpuRuntime::refuse_wait_while_recording(void* stream, const char* what, int index) const {
   bool recorded = false;
   const api::Error e = api::is_capturing(native(stream), &recorded);
-  if (e != api::kSuccess) api::get_last_error();
+  if (e != api::kSuccess) api::clear_last_error();
   if (t_recordings == 0 && !recorded && e != api::kCaptureImplicit) return;
   throw RuntimeError(std::string(api::kVendor) + ": " + what + " on " + where(index) +
                      " waits for the device, which a call recorded into a device graph must not do (" +
@@ -224,7 +224,7 @@ void* GpuRuntime::begin_capture(int index, void* stream) {
   }
   const api::Error e = api::begin_capture(native(stream));
   if (e != api::kSuccess) {
-    api::get_last_error();
+    api::clear_last_error();
     release_capture_stream(index, stream);
     throw_status(e, "starting to record a graph on " + where(index));
   }
@@ -251,17 +251,17 @@ void* GpuRuntime::end_capture(int index, void* stream) {
   const api::Error e = api::end_capture(native(stream), &graph);
   leave_capture(index, stream);
   if (e != api::kSuccess) {
-    api::get_last_error();
-    if (graph != nullptr) api::destroy_graph(graph);
+    api::clear_last_error();
+    if (graph != nullptr) static_cast<void>(api::destroy_graph(graph));
     throw_status(e, "recording a graph on " + where(index) +
                         " (a recorded call made a call that recording does not allow, such as an allocation outside "
                         "the stream-ordered pool or a synchronisation)");
   }
   api::GraphExec exec{};
   const api::Error ie = api::instantiate(&exec, graph);
-  api::destroy_graph(graph);
+  static_cast<void>(api::destroy_graph(graph));
   if (ie != api::kSuccess) {
-    api::get_last_error();
+    api::clear_last_error();
     throw_status(ie, "instantiating the graph recorded on " + where(index));
   }
   return exec;
@@ -272,10 +272,12 @@ void GpuRuntime::cancel_capture(int index, void* stream) noexcept {
   const bool switched = api::get_device(&previous) == api::kSuccess && previous != index &&
                         api::set_device(index) == api::kSuccess;
   api::Graph graph{};
-  if (api::end_capture(native(stream), &graph) == api::kSuccess && graph != nullptr) api::destroy_graph(graph);
-  api::get_last_error();
+  if (api::end_capture(native(stream), &graph) == api::kSuccess && graph != nullptr) {
+    static_cast<void>(api::destroy_graph(graph));
+  }
+  api::clear_last_error();
   leave_capture(index, stream);
-  if (switched) api::set_device(previous);
+  if (switched) static_cast<void>(api::set_device(previous));
 }
 
 void GpuRuntime::launch_graph(void* graph, int index, void* stream) {
@@ -284,7 +286,7 @@ void GpuRuntime::launch_graph(void* graph, int index, void* stream) {
 }
 
 void GpuRuntime::destroy_graph(void* graph, int index) noexcept {
-  if (api::destroy_graph_exec(static_cast<api::GraphExec>(graph)) != api::kSuccess) api::get_last_error();
+  if (api::destroy_graph_exec(static_cast<api::GraphExec>(graph)) != api::kSuccess) api::clear_last_error();
 }
 
 std::shared_ptr<GpuRuntime> runtime() {

@@ -13,14 +13,10 @@ inline constexpr const char* kDeviceType = "hip";
 // an AMD code object loads on its own processor only, so a kernel on any other GPU must not
 // be launched.
 inline constexpr ArchList kKernelArchs{TILEOPS_HIP_ARCH_NUMBERS};
-// The vendor library's GEMM kernel types, which the shared GEMM kernels are preferred over
-// where they serve (none for HIP: Debian 12 has no hipBLAS).
-inline constexpr KeyList kLibraryGemmKeys{};
 #else
 inline constexpr const char* kDeviceType = "cuda";
 // Every architecture: the build embeds PTX that the driver compiles for any newer GPU.
 inline constexpr ArchList kKernelArchs{};
-inline constexpr KeyList kLibraryGemmKeys{"cuda_cublaslt_gemm"};
 #endif
 
 }  // namespace tileops::gpu

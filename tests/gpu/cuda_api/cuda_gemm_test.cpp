@@ -1,7 +1,7 @@
-// GemmFwdOp on the GPU against the reference kernels on the host: cuda_cublaslt_gemm for every
-// transposition and dtype, the decode kernels for a few rows against [n, k] weights
-// (cuda_mma_dot_rows_gemm on tensor cores for 16-bit dtypes and k a multiple of 8,
-// cuda_dot_rows_gemm otherwise) and the refusals that leave the rest to cuBLASLt, empty and misaligned operands, exact float32 by
+// GemmFwdOp on the GPU against the reference kernels on the host: cuda_cublaslt_gemm, which
+// dispatch picks for every shape, transposition and dtype; the shared decode kernel
+// cuda_dot_rows_gemm (the hip plugin's GEMM), which cuBLASLt is preferred over, built and
+// called directly for a few rows against [n, k] weights, and its refusals; empty and misaligned operands, exact float32 by
 // default, one entry called from several threads on their own streams, and `tileops run
 // --check` on cuda:0 (the reference on host copies).
 #include <cuda_runtime_api.h>
@@ -12,6 +12,7 @@
 
 #include "support/gpu.hpp"
 #include "support/run_command.hpp"
+#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/swiglu_mlp.hpp"
@@ -50,21 +51,49 @@ struct Case {
   }
 };
 
-// The decode kernel that serves m <= 8 rows of a against b stored [n, k] on an H100/H200.
-const char* decode_key(DType dtype, std::int64_t k) {
-  return dtype != DType::float32 && k % 8 == 0 ? "cuda_mma_dot_rows_gemm" : "cuda_dot_rows_gemm";
+GemmCall call_of(const Case& c) {
+  GemmCall call;
+  call.device = kGpu;
+  call.m = c.m;
+  call.n = c.n;
+  call.k = c.k;
+  call.trans_a = c.trans_a;
+  call.trans_b = c.trans_b;
+  call.dtype = c.dtype;
+  return call;
 }
 
-// Runs the case on the GPU (operands as `place` puts them there) and on the host with the
-// reference kernels; returns the key that served on the GPU.
-std::string check_case(const Case& c, Tensor (*place)(const Tensor&) = nullptr) {
+// The cuda plugin's kernel type `key` of GemmFwdOp.
+std::shared_ptr<const KernelType> gemm_kernel_type(const std::string& key) {
+  for (const RegisteredKernelType& t : registered_kernel_types("GemmFwdOp")) {
+    if (t.key == key) return t.type;
+  }
+  FAIL("no GemmFwdOp kernel type " << key);
+  return nullptr;
+}
+
+// Runs the case on the GPU (operands as `place` puts them there) through dispatch, or through
+// kernel type `direct` built for the case and called without dispatch, and on the host with
+// the reference kernels; returns the key that served on the GPU.
+std::string check_case(const Case& c, Tensor (*place)(const Tensor&) = nullptr, const char* direct = nullptr) {
   CAPTURE(c.str());
   const Tensor a = random(c.trans_a ? std::vector<std::int64_t>{c.k, c.m} : std::vector<std::int64_t>{c.m, c.k}, c.dtype, 1);
   const Tensor b = random(c.trans_b ? std::vector<std::int64_t>{c.n, c.k} : std::vector<std::int64_t>{c.k, c.n}, c.dtype, 2);
   GemmFwdOp fast(c.trans_a, c.trans_b);
   GemmFwdOp reference(c.trans_a, c.trans_b, std::string(REFERENCE));
-  const Tensor got = place ? fast(place(a), place(b)) : fast(a.to(kGpu), b.to(kGpu));
   const Tensor want = reference(a, b);
+  if (direct != nullptr) {
+    const auto type = gemm_kernel_type(direct);
+    REQUIRE_FALSE(type->refusal(call_of(c)).has_value());
+    const std::shared_ptr<Kernel> kernel = type->entry_for(call_of(c)).factory();
+    const Tensor got = Tensor::empty({c.m, c.n}, c.dtype, kGpu);
+    static_cast<GemmFwdInterface*>(type->as_interface(*kernel))
+        ->forward(place ? place(a) : a.to(kGpu), place ? place(b) : b.to(kGpu), got);
+    const testing::Comparison cmp = testing::compare(got, want);
+    CHECK_MESSAGE(cmp.ok, c.str() << ": max abs " << cmp.max_abs << ", max rel " << cmp.max_rel);
+    return direct;
+  }
+  const Tensor got = place ? fast(place(a), place(b)) : fast(a.to(kGpu), b.to(kGpu));
   CHECK(got.device() == kGpu);
   const testing::Comparison cmp = testing::compare(got, want);
   CHECK_MESSAGE(cmp.ok, c.str() << ": max abs " << cmp.max_abs << ", max rel " << cmp.max_rel);
@@ -81,68 +110,42 @@ TEST_CASE("GPU: cuBLASLt GEMM matches the reference for every transposition and 
       for (bool tb : {false, true}) {
         for (auto [m, n, k] : {std::array<std::int64_t, 3>{9, 64, 96}, {48, 40, 72}, {130, 257, 300}, {3, 5, 7},
                                {256, 512, 1024}}) {
-          const Case c{m, n, k, ta, tb, dt};
-          const bool decode = m <= 8 && !ta && tb;
-          CHECK(check_case(c) == (decode ? decode_key(dt, k) : "cuda_cublaslt_gemm"));
+          CHECK(check_case({m, n, k, ta, tb, dt}) == "cuda_cublaslt_gemm");
         }
       }
     }
   }
 }
 
-TEST_CASE("GPU: the decode GEMMs serve 1 to 8 rows against [n, k] weights, tensor-core, vector and scalar paths") {
+TEST_CASE("GPU: the shared dot-rows GEMM, called directly, serves 1 to 8 rows against [n, k] weights, vector and scalar paths") {
   if (cuda_or_skip() == nullptr) return;
   for (DType dt : kFloats) {
-    for (std::int64_t m : {1, 2, 3, 4, 5, 6, 7, 8}) {
-      // k a multiple of every vector width, one that is a multiple of 8 but not of a lane
-      // group's 32, then ones that no width divides; n below, at and past a tile of 16 rows,
-      // small (one row of b per warp) and large (several per warp).
-      for (auto [n, k] : {std::array<std::int64_t, 2>{33, 512}, {3000, 256}, {16, 200}, {40, 8}, {17, 77}, {1030, 4099}}) {
-        CHECK(check_case({m, n, k, false, true, dt}) == decode_key(dt, k));
+    for (std::int64_t m : {1, 2, 3, 4, 5, 8}) {
+      // k a multiple of every vector width, then one that no width divides; n small (one row
+      // of b per warp) and large (several per warp).
+      for (auto [n, k] : {std::array<std::int64_t, 2>{33, 512}, {3000, 256}, {17, 77}, {1030, 4099}}) {
+        check_case({m, n, k, false, true, dt}, nullptr, "cuda_dot_rows_gemm");
       }
     }
   }
 }
 
-TEST_CASE("GPU: the decode GEMMs refuse what they do not serve, and cuBLASLt serves it") {
+TEST_CASE("GPU: dispatch picks cuBLASLt for every GEMM, decode included; the dot-rows kernel names what it refuses") {
   if (cuda_or_skip() == nullptr) return;
   GemmFwdOp op(false, true);
-  GemmCall call;
-  call.device = kGpu;
-  call.m = 9;
-  call.n = 64;
-  call.k = 64;
-  call.trans_b = true;
-  call.dtype = DType::bfloat16;
-  CHECK(op.key_for("gemm", call) == "cuda_cublaslt_gemm");
-  call.m = 8;
-  CHECK(op.key_for("gemm", call) == "cuda_mma_dot_rows_gemm");
-  call.k = 60;
-  CHECK(op.key_for("gemm", call) == "cuda_dot_rows_gemm");
-  call.k = 64;
-  call.dtype = DType::float32;
-  CHECK(op.key_for("gemm", call) == "cuda_dot_rows_gemm");
-  call.dtype = DType::bfloat16;
-  call.arch = 75;  // before tensor-core bfloat16
-  CHECK(op.key_for("gemm", call) == "cuda_dot_rows_gemm");
-  call.arch.reset();
-  call.trans_b = false;
-  CHECK(op.key_for("gemm", call) == "cuda_cublaslt_gemm");
-  call.trans_b = true;
-  call.trans_a = true;
-  CHECK(op.key_for("gemm", call) == "cuda_cublaslt_gemm");
-  // The Llama-3.1-8B shapes: decode goes to the tensor-core dot rows, prefill to cuBLASLt.
-  call.trans_a = false;
-  for (auto [m, n, k, key] : {std::tuple<std::int64_t, std::int64_t, std::int64_t, const char*>{1, 28672, 4096, "cuda_mma_dot_rows_gemm"},
-                              {4, 28672, 4096, "cuda_mma_dot_rows_gemm"},
-                              {4, 4096, 14336, "cuda_mma_dot_rows_gemm"},
-                              {2048, 4096, 4096, "cuda_cublaslt_gemm"},
-                              {8192, 8192, 8192, "cuda_cublaslt_gemm"}}) {
-    call.m = m;
-    call.n = n;
-    call.k = k;
-    CHECK(op.key_for("gemm", call) == key);
+  // The Llama-3.1-8B shapes, decode and prefill: cuBLASLt is preferred over the dot rows.
+  for (auto [m, n, k] : {std::array<std::int64_t, 3>{1, 28672, 4096}, {4, 28672, 4096}, {8, 4096, 14336},
+                         {2048, 4096, 4096}, {8192, 8192, 8192}}) {
+    CHECK(op.key_for("gemm", call_of({m, n, k, false, true, DType::bfloat16})) == "cuda_cublaslt_gemm");
   }
+  const auto dot_rows = gemm_kernel_type("cuda_dot_rows_gemm");
+  CHECK_FALSE(dot_rows->refusal(call_of({8, 64, 64, false, true, DType::bfloat16})).has_value());
+  CHECK(dot_rows->refusal(call_of({9, 64, 64, false, true, DType::bfloat16})) ==
+        std::optional<std::string>("serves at most 8 rows of a, not m = 9"));
+  CHECK(dot_rows->refusal(call_of({8, 64, 64, true, true, DType::bfloat16})) ==
+        std::optional<std::string>("serves a stored [m, k] (trans_a = false) only"));
+  CHECK(dot_rows->refusal(call_of({8, 64, 64, false, false, DType::bfloat16})) ==
+        std::optional<std::string>("serves b stored [n, k] (trans_b = true) only"));
 }
 
 TEST_CASE("GPU: GEMM with an empty extent: k = 0 gives zeros, m = 0 or n = 0 an empty result") {
@@ -168,8 +171,8 @@ TEST_CASE("GPU: GEMM operands that start one element past an aligned address") {
     for (bool ta : {false, true}) {
       CHECK(check_case({40, 72, 136, ta, false, dt}, misaligned_on_gpu) == "cuda_cublaslt_gemm");
     }
-    // The tensor-core kernel hands misaligned operands to the shared one.
-    CHECK(check_case({4, 72, 136, false, true, dt}, misaligned_on_gpu) == decode_key(dt, 136));
+    CHECK(check_case({4, 72, 136, false, true, dt}, misaligned_on_gpu) == "cuda_cublaslt_gemm");
+    check_case({4, 72, 136, false, true, dt}, misaligned_on_gpu, "cuda_dot_rows_gemm");
   }
 }
 
