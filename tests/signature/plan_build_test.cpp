@@ -96,6 +96,14 @@ TEST_CASE("malformed specs are rejected naming file, op, field and reason") {
        "signature.forall.T: 'DType[half4]' is not a DType[a | b | ...] of dtype names"},
       {"bad param type", {{"type: float,", "type: double,"}}, "signature.params.scale.type: unknown type 'double' in 'double'"},
       {"bad default", {{"default: 1.0", "default: abc"}}, "signature.params.scale.default: 'abc' is not of type float"},
+      // A rejected parameter before a tensor parameter: the tensor's bookkeeping once read past the
+      // parameters kept (a fuzzer finding, fuzz/manifest/regressions/param_bad_type_before_tensor_param.yaml).
+      {"bad param type before a tensor parameter",
+       {{"scale: {type: float, default: 1.0}", "scale: {type: double, default: 1.0}\n      w: {dtype: T, shape: \"[N]\"}"}},
+       "signature.params.scale.type: unknown type 'double' in 'double'"},
+      {"bad default before a tensor parameter",
+       {{"scale: {type: float, default: 1.0}", "scale: {type: float, default: abc}\n      w: {dtype: T, shape: \"[N]\"}"}},
+       "signature.params.scale.default: 'abc' is not of type float"},
       {"ambiguous union", {{"type: float,", "type: \"bool | str\","}},
        "signature.params.scale.type: type 'bool | str' is a union no single kind describes"},
       {"write_only without mutated", {{"shape: \"[M, N]\"}\n    outputs", "shape: \"[M, N]\", write_only: true}\n    outputs"}},

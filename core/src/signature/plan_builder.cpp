@@ -173,12 +173,14 @@ void PlanBuilder::declare_names() {
         info.type = manifest::parse_param_type(prm.type);
       } catch (const ValueError& e) {
         problem(field + ".type", e.what());
+        p.params_.push_back(std::move(info));  // params_ stays aligned with s.params
         continue;
       }
       if (prm.default_value) {
         info.default_value = info.type.convert(*prm.default_value);
         if (!info.default_value) {
           problem(field + ".default", value_str(*prm.default_value) + " is not of type " + prm.type);
+          p.params_.push_back(std::move(info));
           continue;
         }
       }
