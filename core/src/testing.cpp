@@ -72,11 +72,20 @@ Comparison compare(const Tensor& actual, const Tensor& expected) {
   const std::vector<double> e = expected.to_doubles();
   // An element that a long sum cancelled to near zero carries the rounding error of the terms,
   // whose size the tensor's root mean square shows: it floors the scale.
-  double squares = 0;
+  // Squares are taken relative to the largest finite magnitude, so that float64 values past
+  // 1e154 cannot overflow the sum to infinity (which would accept any error).
+  double largest = 0;
   for (double v : e) {
-    if (std::isfinite(v)) squares += v * v;
+    if (std::isfinite(v)) largest = std::max(largest, std::abs(v));
   }
-  const double floor = std::max(1.0, e.empty() ? 0.0 : std::sqrt(squares / static_cast<double>(e.size())));
+  double squares = 0;
+  if (largest > 0) {
+    for (double v : e) {
+      if (std::isfinite(v)) squares += (v / largest) * (v / largest);
+    }
+  }
+  const double rms = e.empty() ? 0.0 : largest * std::sqrt(squares / static_cast<double>(e.size()));
+  const double floor = std::max(1.0, rms);
   for (std::size_t i = 0; i < a.size(); ++i) {
     const double diff = std::abs(a[i] - e[i]);
     const double scale = std::max(floor, std::abs(e[i]));

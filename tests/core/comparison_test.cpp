@@ -11,6 +11,7 @@ using namespace tileops;
 
 namespace {
 Tensor bf16(const std::vector<double>& v) { return Tensor::from_doubles(v, {static_cast<std::int64_t>(v.size())}, DType::bfloat16); }
+Tensor f64(const std::vector<double>& v) { return Tensor::from_doubles(v, {static_cast<std::int64_t>(v.size())}, DType::float64); }
 }  // namespace
 
 TEST_CASE("compare holds an element that cancelled to near zero to the scale of the whole tensor") {
@@ -23,6 +24,12 @@ TEST_CASE("compare holds an element that cancelled to near zero to the scale of 
   // An error at the tensor's own scale still fails.
   CHECK_FALSE(testing::compare(bf16({20000, -20000, 2148, 20000}), want).ok);
   CHECK_FALSE(testing::compare(bf16({20000, -20000, 100, 22016}), want).ok);
+}
+
+TEST_CASE("compare takes the scale of float64 values past 1e154 without overflowing it") {
+  const Tensor want = f64({1e200, -1e200, 1e200});
+  CHECK(testing::compare(f64({1e200, -1e200, 1e200}), want).ok);
+  CHECK_FALSE(testing::compare(f64({1e200, -1e200, 2e200}), want).ok);
 }
 
 TEST_CASE("compare keeps the floor of 1 for small values and flags NaN on one side only") {
