@@ -158,3 +158,12 @@ TEST_CASE("a sub-op not held through delegate_for fails the parent call") {
   CHECK_THROWS_AS(chain.last_call(), RuntimeError);
   CHECK(stray.last_call() != nullptr);  // the stray's own call completed
 }
+
+TEST_CASE("composite.md: a stray sub-op that is a local of forward is named by the failure after it is gone") {
+  ChainTestFwdOp chain;
+  chain.local_stray = true;
+  const std::string probe = ScaleTestFwdOp().instance_key();  // "ScaleTestFwdOp#<n>"; keys count up
+  const std::string local = "ScaleTestFwdOp#" + std::to_string(std::stoll(probe.substr(probe.find('#') + 1)) + 1);
+  const std::string expected = "sub-op " + local + " completed a call during this call but is not held";
+  CHECK_THROWS_WITH_AS(chain(ramp(2)), doctest::Contains(expected.c_str()), RuntimeError);
+}

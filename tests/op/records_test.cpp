@@ -7,6 +7,7 @@
 
 #include "support/host_runtime.hpp"
 #include "support/test_ops.hpp"
+#include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/logging.hpp"
 
@@ -132,4 +133,41 @@ TEST_CASE("delegate_for rejects one instance under two keys, undeclared stages a
   CHECK_THROWS_WITH_AS(chain.hold("second", Identity::of(std::int64_t{1}), shared),
                        doctest::Contains("is already held under stage 'first'"), ValueError);
   CHECK_THROWS_WITH_AS(chain.hold("third", Identity()), doctest::Contains("stage 'third' is not declared"), TypeError);
+}
+
+TEST_CASE("records.md: a record stays readable after its op, the op's class and the class's plan are released") {
+  constexpr const char* kManifest = R"yaml(
+ScaleTestFwdOp:
+  family: testing
+  status: implemented
+  signature:
+    forall: {S: Shape, T: "DType[float32 | float16 | bfloat16]"}
+    params:
+      scale: {type: float, default: 1.0}
+    inputs:
+      x: {dtype: T, shape: "[*S]"}
+      bias: {dtype: T, shape: "[*S]", optional: true}
+    outputs:
+      y: {dtype: T, shape: "[*S]"}
+  workloads:
+  - {S: [4], dtype_cases: [{T: float32}], label: tiny}
+  - {S: [4], some: [bias], dtype_cases: [{T: float32}], label: tiny-bias}
+  roofline:
+    flops: "prod(S)"
+)yaml";
+  SignatureCallPtr record;
+  {
+    const OpClass cls = OpClass::define("ScaleTestFwdOp")
+                            .plan(SignaturePlan::from_yaml(kManifest, "ScaleTestFwdOp"))
+                            .interface<ScaleInterface>("scale")
+                            .kernel_type<ScaleReference>("scale_reference")
+                            .build();
+    ScaleTestFwdOp op(cls, 2.0, {});
+    op(ramp(3));
+    record = op.last_call();
+  }
+  CHECK(record->op == "ScaleTestFwdOp");
+  REQUIRE(record->tensor("y") != nullptr);
+  CHECK(record->tensor("y")->shape == Shape{3});
+  CHECK(record->index("S") != nullptr);
 }

@@ -89,7 +89,8 @@ TEST_CASE("a default target that builds only some ops fails the others, even on 
   ScaleTestFwdOp op(1.0);
   const std::string expected = "ScaleTestFwdOp: target 'partial_t' (the process default target, from config file " +
                                file.string() +
-                               ":1) has no kernel builder for ScaleTestFwdOp (it builds: FillTestFwdOp); the process "
+                               ":1) has no kernel builder for ScaleTestFwdOp (it builds: FillTestFwdOp; no registered target "
+                               "builds ScaleTestFwdOp); the process "
                                "default applies to every op constructed without a target, and a selected target never "
                                "falls back to the in-tree kernels: construct this op with target 'builtin'";
   CHECK_THROWS_WITH_AS(op(ramp(2)), doctest::Contains(expected.c_str()), OpNotAvailableError);

@@ -131,6 +131,20 @@ TEST_CASE("a selected target without a builder for an op with kernels is OpNotAv
   CHECK_FALSE(op.serving_target().has_value());
 }
 
+TEST_CASE("backends.md: a target without a builder for the op names the op and the targets that build it") {
+  AcmeTarget acme;
+  Registrar fill_only("fill_vendor");
+  fill_only.register_kernel_builder("FillTestFwdOp", "fill_t", [](auto, const ParamMap&) -> TargetKernel {
+    return [](const CallArgs&) -> OpOutputs { return {}; };
+  });
+  ScaleTestFwdOp op(1.0, "fill_t");
+  CHECK_THROWS_WITH_AS(op(ramp(2)),
+                       doctest::Contains("target 'fill_t' (given to the op's constructor) has no kernel builder for "
+                                         "ScaleTestFwdOp (it builds: FillTestFwdOp; the targets that build "
+                                         "ScaleTestFwdOp: acme_t)"),
+                       OpNotAvailableError);
+}
+
 TEST_CASE("a composite without kernels runs its own composition when its target has no builder for it") {
   AcmeTarget acme;
   ChainTestFwdOp chain("acme_t");

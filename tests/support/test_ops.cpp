@@ -29,6 +29,22 @@ ScaleTestFwdOp:
   roofline:
     flops: "prod(S)"
 
+OffsetTestFwdOp:
+  family: testing
+  status: implemented
+  signature:
+    forall: {N: Dim}
+    params:
+      offset: {dtype: float32, shape: "[N]"}
+    inputs:
+      x: {dtype: float32, shape: "[N]"}
+    outputs:
+      y: {dtype: float32, shape: "[N]"}
+  workloads:
+  - {N: 4, label: tiny}
+  roofline:
+    flops: "N"
+
 FillTestFwdOp:
   family: testing
   status: implemented
@@ -187,7 +203,37 @@ OpOutputs ChainTestFwdOp::forward(const CallArgs& args) {
   ++forward_runs;
   Tensor h = (*first_)(args.inputs[0]);
   if (stray != nullptr) (*stray)(h);
+  if (local_stray) ScaleTestFwdOp(3.0)(h);
   return {(*second_)(h)};
+}
+
+const OpClass& OffsetTestFwdOp::op_class() {
+  static const OpClass cls = OpClass::define("OffsetTestFwdOp").plan(test_plan("OffsetTestFwdOp")).build();
+  return cls;
+}
+
+namespace {
+ParamMap offset_params(Tensor offset) {
+  ParamMap params;
+  params.set("offset", std::move(offset));
+  return params;
+}
+}  // namespace
+
+OffsetTestFwdOp::OffsetTestFwdOp(Tensor offset, Target target)
+    : Op(op_class(), offset_params(std::move(offset)), std::move(target)) {}
+
+Tensor OffsetTestFwdOp::operator()(const Tensor& x) {
+  const std::array<Tensor, 1> inputs{x};
+  return call(CallArgs(inputs)).front();
+}
+
+OpOutputs OffsetTestFwdOp::forward(const CallArgs& args) {
+  seen_offset = std::get<Tensor>(call_params().at("offset"));
+  const Tensor& x = args.inputs[0];
+  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
+  for (std::int64_t i = 0; i < x.numel(); ++i) y.set(i, x.get(i) + seen_offset.get(i));
+  return {y};
 }
 
 const OpClass& FillTestFwdOp::op_class() {

@@ -118,6 +118,8 @@ class ChainTestFwdOp : public Op {
   ScaleTestFwdOp& second() { return *second_; }
   // When set, forward also calls this op, which the chain does not hold.
   ScaleTestFwdOp* stray = nullptr;
+  // When set, forward also makes a ScaleTestFwdOp of its own, calls it and destroys it.
+  bool local_stray = false;
   std::atomic<int> forward_runs{0};
 
  protected:
@@ -142,6 +144,19 @@ class FillTestFwdOp : public Op {
  private:
   std::int64_t n_;
   std::optional<Device> device_;
+};
+
+// OffsetTestFwdOp: y = x + offset, with `offset` a construction-time tensor (not declared
+// `device: cpu`). forward keeps the offset it computed with in `seen_offset`.
+class OffsetTestFwdOp : public Op {
+ public:
+  static const OpClass& op_class();
+  explicit OffsetTestFwdOp(Tensor offset, Target target = {});
+  Tensor operator()(const Tensor& x);
+  Tensor seen_offset;
+
+ protected:
+  OpOutputs forward(const CallArgs& args) override;
 };
 
 // A cpu tensor of `n` float32 values 1, 2, ..., n.

@@ -50,6 +50,7 @@ struct Binding;
 struct InstalledKernels;
 struct CallFrame;
 struct CallCheck;
+struct ConstructionCopies;
 
 // (flops, bytes) of the last call, from the manifest's roofline.
 struct Roofline {
@@ -132,6 +133,12 @@ class TILEOPS_API Op {
   // injected_parameters allowlist).
   Op(const OpClass& cls, ParamMap params, Target target, std::initializer_list<std::string_view> injected = {});
 
+  // Inside forward: params() with each construction-time tensor that does not declare
+  // `device: cpu` on the call device (copied there on the first call on that device and kept
+  // by the instance). Outside a call of this op (e.g. forward run on meta tensors while a Graph
+  // is captured): params().
+  const ParamMap& call_params() const;
+
   // Throws TypeError unless `name` is in the class's injected_parameters allowlist.
   void check_injected_parameter(std::string_view name) const;
 
@@ -174,11 +181,17 @@ class TILEOPS_API Op {
   std::string key_for_erased(std::string_view interface, const CallSpec& call, const CallSpecOps& ops) const;
   Op* find_delegate(std::string_view stage, const Identity& identity) const;
   Op* hold_delegate(std::string_view stage, Identity identity, std::shared_ptr<Op> sub, bool injected);
+  // The stage `sub` is held under, as the plan's name of it, or nullptr when it is not held.
   const std::string* stage_of(const Op* sub) const;
   void reset_binding();
   void warn_target_cannot_tune();
   void select_target(Binding& b, const std::optional<Device>& device);
-  OpOutputs run_target_kernel(Binding& b, const CallCheck& check, const CallArgs& args);
+  OpOutputs run_target_kernel(Binding& b, const CallCheck& check, const CallArgs& args, const ParamMap& params);
+  // The construction parameters with every construction-time tensor that does not declare
+  // `device: cpu` on `device`: construction's own when they are there already (or the call
+  // is on meta), else this instance's copy for `device`, made on first use. Throws what the
+  // copy throws; a first copy inside a device graph capture is refused.
+  const ParamMap& params_on(const std::optional<Device>& device);
   std::string target_fault_where(const Binding& b, const char* what) const;
   // "<op>: the kernel of kernel type '<key>' (<origin>)" for a kernel this instance built.
   std::string describe_kernel(const Kernel* kernel) const;
@@ -197,6 +210,7 @@ class TILEOPS_API Op {
   Target target_;
   std::unique_ptr<const ConstructionState> construction_;
   std::unique_ptr<const InstalledKernels> installed_;
+  std::unique_ptr<ConstructionCopies> copies_;  // only when the class has call-device construction tensors
   std::string instance_key_;
 
   // Binding group: the current binding, and every binding this instance ever used (a reset

@@ -47,7 +47,7 @@ using SignatureCallPtr = std::shared_ptr<const SignatureCall>;
 
 // The calls that the sub-ops of a composite op completed under one stage, in completion order.
 struct StageRecord {
-  std::string_view stage;
+  std::string_view stage;  // points into the op class's signature plan, which lives forever
   std::vector<SignatureCallPtr> calls;
 };
 

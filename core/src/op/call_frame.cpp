@@ -17,6 +17,8 @@ void CallFrame::pop() {
 
 CallFrame* CallFrame::top() { return g_top; }
 
-void CallFrame::report(const Op* child, SignatureCallPtr record) { children.emplace_back(child, std::move(record)); }
+void CallFrame::report(const std::string& stage, SignatureCallPtr record) {
+  children.emplace_back(&stage, std::move(record));
+}
 
 }  // namespace tileops

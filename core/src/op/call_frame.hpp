@@ -3,6 +3,9 @@
 // stage its sub-op is held at.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include <boost/container/small_vector.hpp>
 
 #include "tileops/signature.hpp"
@@ -23,17 +26,22 @@ struct CallFrame {
   // Removes this frame from the stack now (the destructor does it otherwise).
   void pop();
 
-  // Files a completed sub-op call (`child`'s record) into this frame.
-  void report(const Op* child, SignatureCallPtr record);
+  // Files a completed call of a sub-op held under `stage` into this frame.
+  void report(const std::string& stage, SignatureCallPtr record);
 
   Op* op;
   CallFrame* parent;
   Binding* binding = nullptr;  // the binding this call runs under (set in step 4)
+  const ParamMap* params = nullptr;  // the op's parameters on the call device (Op::call_params)
   // The installed index of the kernel kernel_for last handed out in this call, or -1: what a
   // fault escaping the op's forward is attributed to.
   int kernel = -1;
-  boost::container::small_vector<std::pair<const Op*, SignatureCallPtr>, 4> children;
-  const Op* unheld_child = nullptr;  // a sub-op not held through delegate_for completed a call
+  // Completed sub-op calls by stage. The stage names point into the parent's op class, which
+  // outlives every instance; nothing here points at a sub-op, which may be gone by step 7.
+  boost::container::small_vector<std::pair<const std::string*, SignatureCallPtr>, 4> children;
+  // The instance key of the first sub-op not held through delegate_for that completed a call
+  // during this one; copied when that call completes, as the sub-op may be a local of forward.
+  std::optional<std::string> unheld_child;
 
  private:
   bool popped_ = false;

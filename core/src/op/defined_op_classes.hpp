@@ -12,7 +12,8 @@
 namespace tileops {
 
 // Remembers `cls` under its name unless a class of that name was defined before (tests define
-// variants of one class; the first definition is the one kept).
+// variants of one class; the first definition is the one kept), and keeps its plan alive for
+// the process whatever happens to the class (call records view the plan).
 void remember_op_class(const OpClass& cls);
 
 // The first class defined under `name`, or nullptr.

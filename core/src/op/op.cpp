@@ -6,6 +6,7 @@
 
 #include "op/binding.hpp"
 #include "op/call_frame.hpp"
+#include "op/construction_copies.hpp"
 #include "op/installed_kernels.hpp"
 #include "op/instance_registry.hpp"
 #include "plugin/backend_call.hpp"
@@ -24,6 +25,7 @@ Op::Op(const OpClass& cls, ParamMap params, Target target, std::initializer_list
   for (std::string_view name : injected) check_injected_parameter(name);
   // 2. Parameters are checked once, at construction, and the solved indices kept.
   construction_ = std::make_unique<const ConstructionState>(plan_.check_construction(params));
+  if (!plan_.call_device_params().empty()) copies_ = std::make_unique<ConstructionCopies>();
   // 3. The implementation table depends only on the class and the registry: resolve it now.
   installed_ = std::make_unique<const InstalledKernels>(InstalledKernels::install(cls_, target_ != REFERENCE));
   // 4. The key must exist before any graph records this instance.
@@ -194,11 +196,12 @@ Op* Op::hold_delegate(std::string_view stage, Identity identity, std::shared_ptr
 
 const std::string* Op::stage_of(const Op* sub) const {
   std::shared_lock lock(delegates_mutex_);
+  const std::vector<std::string>& stages = plan_.composition_stages();  // the declared stages, in order
   for (const auto& held : delegates_) {
     if (held.op.get() != sub) continue;
-    // Point into the class record, which outlives every instance and never changes.
-    for (const auto& decl : cls_.delegate_types()) {
-      if (decl.stage == held.stage) return &decl.stage;
+    // Point into the plan, which lives for the process (records keep this name).
+    for (const std::string& stage : stages) {
+      if (stage == held.stage) return &stage;
     }
   }
   return nullptr;

@@ -20,6 +20,9 @@ std::string join(const std::vector<std::string>& items) {
 struct DefinedClasses {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const OpClass>, std::less<>> by_name;
+  // Every plan a class was built on: call records view their plan's names, so a record must
+  // stay readable after its op and its class are gone.
+  std::vector<std::shared_ptr<const SignaturePlan>> plans;
 };
 
 DefinedClasses& defined_classes() {
@@ -33,6 +36,7 @@ void remember_op_class(const OpClass& cls) {
   DefinedClasses& d = defined_classes();
   std::lock_guard lock(d.mutex);
   if (d.by_name.find(cls.name()) == d.by_name.end()) d.by_name.emplace(cls.name(), std::make_shared<const OpClass>(cls));
+  if (std::find(d.plans.begin(), d.plans.end(), cls.plan_ptr()) == d.plans.end()) d.plans.push_back(cls.plan_ptr());
 }
 
 std::shared_ptr<const OpClass> defined_op_class(std::string_view name) {

@@ -144,11 +144,13 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
       outputs = plan_.make_outputs(check, args);  // 3. empty write / the fake of a meta call
     } else if (meta) {
       frame.binding = binding_.load(std::memory_order_acquire);
+      frame.params = &construction_->params;
       outputs = forward(args);  // a composite on meta tensors: its sub-ops take the fake path
     } else {
       Binding& b = selection.select(check.device);  // 4. select the target
       frame.binding = &b;
-      outputs = b.builder ? run_target_kernel(b, check, args) : forward(args);  // 5. execute
+      frame.params = &params_on(check.device);
+      outputs = b.builder ? run_target_kernel(b, check, args, *frame.params) : forward(args);  // 5. execute
     }
     plan_.check_result(check, args, outputs);  // 6. check the result
     file_stages(frame, *record);               // 7.1 sub-op calls under their stages
@@ -178,27 +180,26 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
 }
 
 void Op::file_stages(CallFrame& frame, SignatureCall& record) const {
-  if (frame.unheld_child != nullptr) {
-    throw RuntimeError(cls_.name() + " (" + instance_key_ + "): sub-op " + frame.unheld_child->instance_key() +
+  if (frame.unheld_child) {
+    throw RuntimeError(cls_.name() + " (" + instance_key_ + "): sub-op " + *frame.unheld_child +
                        " completed a call during this call but is not held through delegate_for, so its call cannot "
                        "be filed under a stage");
   }
   if (frame.children.empty()) return;
-  for (const auto& decl : cls_.delegate_types()) {
-    StageRecord stage{decl.stage, {}};
-    for (const auto& [child, child_record] : frame.children) {
-      const std::string* s = stage_of(child);
-      if (s != nullptr && *s == decl.stage) stage.calls.push_back(child_record);
+  for (const std::string& name : plan_.composition_stages()) {
+    StageRecord stage{name, {}};
+    for (const auto& [child_stage, child_record] : frame.children) {
+      if (child_stage == &name) stage.calls.push_back(child_record);
     }
     if (!stage.calls.empty()) record.stages.push_back(std::move(stage));
   }
 }
 
 void Op::report_to(CallFrame& parent, SignatureCallPtr record) const {
-  if (parent.op->stage_of(this) != nullptr) {
-    parent.report(this, std::move(record));
-  } else if (parent.unheld_child == nullptr) {
-    parent.unheld_child = this;
+  if (const std::string* stage = parent.op->stage_of(this)) {
+    parent.report(*stage, std::move(record));
+  } else if (!parent.unheld_child) {
+    parent.unheld_child = instance_key_;
   }
 }
 
@@ -251,9 +252,13 @@ void Op::select_target(Binding& b, const std::optional<Device>& device) {
                            "target 'builtin' (or 'reference') to run them"
                          : "; the target's detector claimed device " + device->str() +
                                ", and a selected target never falls back to the in-tree kernels";
+      const std::vector<std::string> builders = registered_targets(cls_.name());
       throw OpNotAvailableError(cls_.name() + ": target '" + chosen + "'" +
                                 (named.target ? " (" + from + ")" : std::string()) + " has no kernel builder for " +
-                                cls_.name() + " (it builds: " + join(target_ops(chosen)) + ")" + why);
+                                cls_.name() + " (it builds: " + join(target_ops(chosen)) + "; " +
+                                (builders.empty() ? "no registered target builds " + cls_.name()
+                                                  : "the targets that build " + cls_.name() + ": " + join(builders)) +
+                                ")" + why);
     }
   }
   b.serving_target = chosen;
@@ -264,7 +269,7 @@ void Op::select_target(Binding& b, const std::optional<Device>& device) {
               device ? " for " + device->str() : std::string());
 }
 
-OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallArgs& args) {
+OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallArgs& args, const ParamMap& params) {
   TargetKey key{check.device, {}};
   for (const Tensor& t : args.inputs) {
     key.inputs.push_back(t.defined() ? TargetInputSlot{true, t.dtype(), t.shape()} : TargetInputSlot{});
@@ -284,7 +289,7 @@ OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallAr
     for (const Tensor& t : args.inputs) {
       specs.push_back(t.defined() ? std::optional<TensorSpec>(TensorSpec::of(t)) : std::nullopt);
     }
-    TargetKernel built = call_backend([&] { return (*b.builder)(specs, construction_->params); },
+    TargetKernel built = call_backend([&] { return (*b.builder)(specs, params); },
                                       [&] { return target_fault_where(b, "the kernel builder"); });
     if (!built) {
       throw BackendError(cls_.name() + ": target '" + *b.serving_target + "' (" + owner_phrase(b.builder_owner) +

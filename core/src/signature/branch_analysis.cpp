@@ -383,6 +383,10 @@ void PlanBuilder::analyse_branches() {
     }
   }
   for (const ParamInfo& prm : p.params_) p.param_names_.push_back(prm.name);
+  for (std::size_t k = 0; k < p.params_.size(); ++k) {
+    const ParamInfo& prm = p.params_[k];
+    if (prm.is_tensor && !p.tensors_[static_cast<std::size_t>(prm.tensor)].device_cpu) p.call_device_params_.push_back(k);
+  }
   for (int i = 0; i < p.n_inputs_; ++i) p.input_names_.push_back(p.input(i).name);
   for (int o = 0; o < p.n_outputs_; ++o) p.output_names_.push_back(p.tensors_[static_cast<std::size_t>(p.output_tensor(o))].name);
 }

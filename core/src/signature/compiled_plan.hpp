@@ -175,6 +175,7 @@ class CompiledPlan final : public SignaturePlan {
   expr::Scope scope_;
 
   std::vector<std::string> param_names_;
+  std::vector<std::size_t> call_device_params_;
   std::vector<std::string> input_names_;
   std::vector<std::string> output_names_;
   std::vector<std::string> stage_names_;
@@ -185,6 +186,7 @@ class CompiledPlan final : public SignaturePlan {
   std::string_view op_name() const override { return spec_.name; }
   std::string_view family() const override { return spec_.family; }
   const std::vector<std::string>& param_names() const override { return param_names_; }
+  const std::vector<std::size_t>& call_device_params() const override { return call_device_params_; }
   const std::vector<std::string>& input_names() const override { return input_names_; }
   const std::vector<std::string>& output_names() const override { return output_names_; }
   int input_index(std::string_view name) const override;

@@ -94,6 +94,9 @@ class TILEOPS_API SignaturePlan {
 
   // Manifest parameter names, in signature order (what a target builder receives).
   virtual const std::vector<std::string>& param_names() const = 0;
+  // Positions in param_names() of the construction-time tensors that do not declare
+  // `device: cpu`: a call runs with them on its call device (calls.md §4).
+  virtual const std::vector<std::size_t>& call_device_params() const = 0;
   // signature.inputs names in order, and whether each is optional (`optional: true` or an
   // expression).
   virtual const std::vector<std::string>& input_names() const = 0;
