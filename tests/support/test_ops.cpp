@@ -207,8 +207,42 @@ OpOutputs ChainTestFwdOp::forward(const CallArgs& args) {
   return {(*second_)(h)};
 }
 
+namespace {
+
+struct OffsetCall final : CallSpec {
+  std::int64_t n = 0;
+  auto fields() const { return std::tie(n); }
+};
+
+class OffsetInterface : public KernelInterface {
+ public:
+  using Interface = OffsetInterface;
+  using Request = OffsetCall;
+  static constexpr std::string_view kName = "OffsetInterface";
+  // Returns x + offset, a new tensor on x's device.
+  virtual Tensor forward(const Tensor& x, const Tensor& offset) = 0;
+};
+
+class OffsetReference final : public Kernel, public OffsetInterface {
+ public:
+  static constexpr DeviceTypes devices{"cpu", "plain_t"};  // plain_t: host-memory test devices
+  static constexpr bool general = true;
+  explicit OffsetReference(const OffsetCall&) {}
+  Tensor forward(const Tensor& x, const Tensor& offset) override {
+    Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
+    for (std::int64_t i = 0; i < x.numel(); ++i) y.set(i, x.get(i) + offset.get(i));
+    return y;
+  }
+};
+
+}  // namespace
+
 const OpClass& OffsetTestFwdOp::op_class() {
-  static const OpClass cls = OpClass::define("OffsetTestFwdOp").plan(test_plan("OffsetTestFwdOp")).build();
+  static const OpClass cls = OpClass::define("OffsetTestFwdOp")
+                                 .plan(test_plan("OffsetTestFwdOp"))
+                                 .interface<OffsetInterface>("offset")
+                                 .kernel_type<OffsetReference>("offset_reference")
+                                 .build();
   return cls;
 }
 
@@ -231,9 +265,10 @@ Tensor OffsetTestFwdOp::operator()(const Tensor& x) {
 OpOutputs OffsetTestFwdOp::forward(const CallArgs& args) {
   seen_offset = std::get<Tensor>(call_params().at("offset"));
   const Tensor& x = args.inputs[0];
-  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
-  for (std::int64_t i = 0; i < x.numel(); ++i) y.set(i, x.get(i) + seen_offset.get(i));
-  return {y};
+  OffsetCall call;
+  call.device = x.device();
+  call.n = x.numel();
+  return {kernel_for<OffsetInterface>("offset", call).forward(x, seen_offset)};
 }
 
 const OpClass& FillTestFwdOp::op_class() {

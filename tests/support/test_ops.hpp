@@ -147,7 +147,8 @@ class FillTestFwdOp : public Op {
 };
 
 // OffsetTestFwdOp: y = x + offset, with `offset` a construction-time tensor (not declared
-// `device: cpu`). forward keeps the offset it computed with in `seen_offset`.
+// `device: cpu`). Interface "offset", in-tree kernel "offset_reference" on cpu and plain_t.
+// forward keeps the offset it computed with in `seen_offset`.
 class OffsetTestFwdOp : public Op {
  public:
   static const OpClass& op_class();

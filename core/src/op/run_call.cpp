@@ -240,10 +240,23 @@ void Op::select_target(Binding& b, const std::optional<Device>& device) {
     }
     chosen = claims.empty() ? std::string(BUILTIN) : claims.front();
   }
+  // An op with neither kernel interfaces nor a composition is written for external backends
+  // only: nothing in the tree can run it.
+  const bool composite = cls_.interfaces().empty() && plan_.has_composition();
+  const bool backend_only = cls_.interfaces().empty() && !plan_.has_composition();
+  if (backend_only && is_in_tree_target(chosen)) {
+    const std::string which = named.target ? "target '" + chosen + "' (" + from + ") runs only in-tree implementations"
+                                           : "no target claims device " + device->str();
+    const std::vector<std::string> known = registered_targets(cls_.name());
+    throw OpNotAvailableError(cls_.name() + ": " + which + ", and " + cls_.name() +
+                              " has none (it declares no kernel interfaces and no composition: it is written for "
+                              "external backends); known targets for this op: [" +
+                              (known.empty() ? std::string() : join(known)) + "]");
+  }
   backend::OwnedBuilder builder;
   if (!is_in_tree_target(chosen)) {
     builder = backend::find_builder(cls_.name(), chosen);
-    if (!builder.builder && !cls_.interfaces().empty()) {
+    if (!builder.builder && !composite) {
       const std::string why =
           by_default ? "; the process default applies to every op constructed without a target, and a selected "
                        "target never falls back to the in-tree kernels: construct this op with target 'builtin' "
