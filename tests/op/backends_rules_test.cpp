@@ -28,7 +28,7 @@ TEST_CASE("dispatch/backends.md: an empty write on a device a target claims runs
   CHECK(target.builds == 1);
 }
 
-TEST_CASE("dispatch/backends.md: an input the call writes reaches the target as the caller passed it; an unwritten one arrives contiguous") {
+TEST_CASE("dispatch/backends.md: an input the call writes reaches the target as the caller passed it, an unwritten one arrives contiguous") {
   Registrar reg("rules");
   reg.register_device_runtime(std::make_shared<HostRuntime>("relu_t", 1, false));
   reg.register_detector("relu_t", [](const Device& d) { return d.type().name() == "relu_t"; });
@@ -71,7 +71,7 @@ TEST_CASE("dispatch/backends.md: an input the call writes reaches the target as 
   CHECK(storages[1] != base.storage());
 }
 
-TEST_CASE("docs/backends.md: parameters reach the builder by name as the instance holds them; a null default arrives as null") {
+TEST_CASE("docs/backends.md: parameters reach the builder by name as the instance holds them, a null default arrives as null") {
   Registrar reg("rules");
   reg.register_device_runtime(std::make_shared<HostRuntime>("norm_t", 1, false));
   reg.register_detector("norm_t", [](const Device& d) { return d.type().name() == "norm_t"; });

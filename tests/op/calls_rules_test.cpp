@@ -108,7 +108,7 @@ std::string with_rule(const std::string& rule) {
 
 }  // namespace
 
-TEST_CASE("calls.md: shape_rules hold refinements only; a form that reads a shape, tests None or defines a name is rejected") {
+TEST_CASE("calls.md: shape_rules hold refinements only, a form that reads a shape, tests None or defines a name is rejected") {
   CHECK_NOTHROW(SignaturePlan::from_yaml(with_rule("not present(bias) or N > 0"), "RejectFwdOp"));
   CHECK_NOTHROW(SignaturePlan::from_yaml(with_rule("not present(limit) or limit.value > 0"), "RejectFwdOp"));
   const std::vector<std::string> rejected{

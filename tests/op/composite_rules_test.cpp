@@ -89,7 +89,7 @@ TEST_CASE("composite.md: a composite that also declares kernels of its own raise
   }
 }
 
-TEST_CASE("composite.md: each sub-op selects its own target; a built one inherits the composite's, an injected one keeps its own") {
+TEST_CASE("composite.md: each sub-op selects its own target, a built one inherits the composite's, an injected one keeps its own") {
   Registrar reg("rules");
   reg.register_kernel_type<ScaleShort>("ScaleTestFwdOp", "scale_short");
   RuleChainFwdOp chain(std::string(REFERENCE), false);

@@ -10,7 +10,7 @@
 using namespace tileops;
 using namespace tileops::test;
 
-TEST_CASE("records.md: a record stays as it was when later calls complete; it is immutable once it is last_call") {
+TEST_CASE("records.md: a record stays as it was when later calls complete, it is immutable once it is last_call") {
   ScaleTestFwdOp op(2.0);
   op(ramp(3), ramp(3));
   const SignatureCallPtr rec = op.last_call();
@@ -52,7 +52,7 @@ TEST_CASE("records.md: iter_kernels yields a kernel once, though several call sp
   CHECK(op.iter_kernels().size() == 2);
 }
 
-TEST_CASE("records.md: iter_kernels does not walk the kernels a target built; built_entries lists them whatever interface is named") {
+TEST_CASE("records.md: iter_kernels does not walk the kernels a target built, built_entries lists them whatever interface is named") {
   RuleTarget target;
   ScaleTestFwdOp op(1.0);
   op(to_device(ramp(3), "rule_t:0"));
