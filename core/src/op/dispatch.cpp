@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "plugin/backend_call.hpp"
+#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/logging.hpp"
 
@@ -43,8 +44,11 @@ int select_implementation(const std::string& op, const InstalledKernels& table, 
   if (available_type.empty()) {
     std::vector<std::string> runs_on;
     for (int k : keys) runs_on.push_back(table.kernels[k].key + " on " + list_str(table.kernels[k].type->devices));
+    // As the backend guide's error table has it: the targets that do build this op, so that a
+    // caller who forced the in-tree kernels (or whose device no detector claims) sees the way out.
     throw OpNotAvailableError(op + ": in-tree kernels do not run on " + device.str() + " (interface '" +
-                              interface_name + "': " + (runs_on.empty() ? "no implementations" : list_str(runs_on)) + ")");
+                              interface_name + "': " + (runs_on.empty() ? "no implementations" : list_str(runs_on)) +
+                              "); known targets for this op: [" + list_str(registered_targets(op)) + "]");
   }
 
   std::vector<std::string> reasons;

@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "manifest/op_spec.hpp"
 #include "op/defined_op_classes.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
@@ -110,6 +111,19 @@ OpClass OpClass::Builder::build() {
   if (stages != plan.composition_stages()) {
     throw TypeError(cls_.name_ + ": delegate stages " + join(stages) + " do not match the manifest composition " +
                     join(plan.composition_stages()));
+  }
+  if (plan.spec().composition) {
+    // The stage names agree; each stage's op class must agree too (a stage naming one of the
+    // op's own kernels has no op class to compare).
+    const auto& manifest_stages = plan.spec().composition->stages;
+    for (std::size_t i = 0; i < cls_.delegate_types_.size() && i < manifest_stages.size(); ++i) {
+      const DelegateDecl& d = cls_.delegate_types_[i];
+      const std::string& op = manifest_stages[i].op;
+      if (!op.empty() && d.op != op) {
+        throw TypeError(cls_.name_ + ": stage '" + d.stage + "' holds a " + d.op + ", but the manifest composition says " +
+                        op);
+      }
+    }
   }
   if (plan.has_call_time_tensor_input() && !plan.has_composition()) {
     cls_.compile_op_names_ = plan.boundary_operator_names();
