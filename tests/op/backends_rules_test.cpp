@@ -180,3 +180,31 @@ TEST_CASE("docs/backends.md: target=builtin on a device without in-tree kernels 
                        OpNotAvailableError);
   CHECK(target.builds == 0);
 }
+
+TEST_CASE("docs/backends.md: an op written only for external backends raises OpNotAvailableError when no target serves it") {
+  Registrar reg("rules");
+  reg.register_device_runtime(std::make_shared<HostRuntime>("only_t", 1, false));
+  reg.register_detector("only_t", [](const Device& d) { return d.type().name() == "only_t"; });
+  std::atomic<int> runs{0};
+  reg.register_kernel_builder("RuleBackendOnlyFwdOp", "only_t", [&](auto, const ParamMap&) -> TargetKernel {
+    return [&](const CallArgs& args) -> OpOutputs {
+      ++runs;
+      return {args.inputs[0].clone()};
+    };
+  });
+  RuleBackendOnlyFwdOp served;
+  CHECK(served(to_device(ramp(2), "only_t:0")).to_doubles() == std::vector<double>{1, 2});
+  CHECK(served.serving_target() == "only_t");
+  CHECK(runs == 1);
+  CHECK(served.forward_runs == 0);
+
+  RuleBackendOnlyFwdOp unclaimed;  // cpu: no detector claims it, so the in-tree path would serve
+  CHECK_THROWS_WITH_AS(unclaimed(ramp(2)), doctest::Contains("RuleBackendOnlyFwdOp"), OpNotAvailableError);
+  CHECK_THROWS_WITH_AS(unclaimed(ramp(2)), doctest::Contains("known targets for this op: [only_t]"), OpNotAvailableError);
+  CHECK(unclaimed.forward_runs == 0);
+  CHECK_FALSE(unclaimed.serving_target().has_value());
+
+  RuleBackendOnlyFwdOp forced{std::string(BUILTIN)};
+  CHECK_THROWS_AS(forced(to_device(ramp(2), "only_t:0")), OpNotAvailableError);
+  CHECK(forced.forward_runs == 0);
+}
