@@ -33,6 +33,9 @@ struct ConstructionState {
   std::vector<IndexValue> slots;         // the plan's own pre-evaluated slots (opaque to callers)
   std::vector<std::int16_t> slot_source; // per slot: -2 not known yet, -1 given, >= 0 the tensor that solved it
   std::shared_ptr<detail::CallMemo> memo;  // the plan's successful call checks under this state
+  // Set for the workload-row checks: a call that no tensor places runs on meta, so checking a
+  // manifest never asks a device runtime for its devices.
+  bool meta_calls = false;
 };
 
 // The facts one call check establishes, beyond the record.
