@@ -15,6 +15,7 @@
 
 #include "tileops/call_args.hpp"
 #include "tileops/export.hpp"
+#include "tileops/ops/workload_cases.hpp"
 #include "tileops/signature.hpp"
 #include "tileops/value.hpp"
 
@@ -60,15 +61,6 @@ struct CallCheck {
 struct RooflineFigures {
   double flops = 0;
   double bytes = 0;
-};
-
-// One instantiated case of a manifest workload row (one row expands into one case per entry of
-// its dtype_cases).
-struct WorkloadCase {
-  std::string id;                                  // label-dtypes..., e.g. "llama-8b-prefill-float16"
-  std::string label;
-  ParamMap params;                                 // the construction parameters the row gives
-  std::vector<std::optional<TensorSpec>> inputs;   // per signature input; nullopt: not passed
 };
 
 class TILEOPS_API SignaturePlan {
