@@ -3,6 +3,8 @@
 #include <cmath>
 #include <vector>
 
+#include "tileops/ops/rms_norm.hpp"
+
 namespace acme {
 namespace {
 
@@ -28,11 +30,11 @@ Tensor from_floats(const std::vector<float>& values, const tileops::Shape& shape
 
 tileops::TargetKernel build_rms_norm(std::span<const std::optional<tileops::TensorSpec>> inputs,
                                      const tileops::ParamMap& params) {
-  const auto& shape = std::get<std::vector<std::int64_t>>(params.at("normalized_shape"));
+  // The typed parameters the core's RMSNormFwdOp holds: an unset eps means the dtype's epsilon.
+  const auto p = tileops::RMSNormFwdParams::from(params);
   std::int64_t n = 1;
-  for (std::int64_t d : shape) n *= d;
-  const tileops::Value& eps_value = params.at("eps");
-  const double eps = std::holds_alternative<double>(eps_value) ? std::get<double>(eps_value) : 1e-6;
+  for (std::int64_t d : p.normalized_shape) n *= d;
+  const double eps = p.eps ? *p.eps : tileops::dtype_epsilon(inputs[0]->dtype);
   const bool has_weight = inputs.size() > 1 && inputs[1].has_value();
   return [n, eps, has_weight](const CallArgs& args) -> OpOutputs {
     const Tensor& x = args.inputs[0];

@@ -92,6 +92,46 @@ TEST_CASE("calls with the same identity share one entry; another identity builds
   CHECK(op.iter_kernels().size() == 2);
 }
 
+// An op of two interfaces whose forward builds an entry of each.
+class PassThrough final : public Kernel, public OtherInterface {
+ public:
+  static constexpr DeviceTypes devices{"cpu"};
+  explicit PassThrough(const ScaleCall&) {}
+  Tensor forward(const Tensor& x) override { return x; }
+};
+
+struct TwoInterfaceOp final : ScaleTestFwdOp {
+  static const OpClass& two_class() {
+    static const OpClass cls = OpClass::define("ScaleTestFwdOp")
+                                   .plan(test_plan("ScaleTestFwdOp"))
+                                   .interface<ScaleInterface>("scale")
+                                   .interface<OtherInterface>("other")
+                                   .kernel_type<ScaleReference>("scale_reference")
+                                   .kernel_type<PassThrough>("pass_through")
+                                   .build();
+    return cls;
+  }
+  TwoInterfaceOp() : ScaleTestFwdOp(two_class(), 1.0, {}) {}
+  OpOutputs forward(const CallArgs& args) override {
+    ScaleCall call;
+    call.device = Device::cpu();
+    call.n = args.inputs[0].numel();
+    const Tensor y = kernel_for<ScaleInterface>("scale", call).forward(args.inputs[0], args.inputs[1]);
+    return {kernel_for<OtherInterface>("other", call).forward(y)};
+  }
+};
+
+TEST_CASE("built_entries with no interface lists every built entry, in interface order") {
+  TwoInterfaceOp op;
+  CHECK(op.built_entries().empty());
+  op(ramp(3));
+  const auto all = op.built_entries();
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].key == "scale_reference");
+  CHECK(all[1].key == "pass_through");
+  CHECK(op.built_entries("other").size() == 1);
+}
+
 TEST_CASE("built_entries of an interface the op does not declare is OpNotAvailableError") {
   ScaleTestFwdOp op(1.0);
   op(ramp(1));

@@ -61,6 +61,19 @@ TEST_CASE("an unknown default target names set_default_target") {
   set_default_target(std::nullopt);
 }
 
+TEST_CASE("set_default_target(nullopt) withdraws the process value: the config's default_target applies again") {
+  Config c;
+  c.default_target = "from_config";
+  c.default_target_origin = "config file test.conf:1";
+  const ScopedConfig scoped(c);
+  set_default_target("from_process");
+  CHECK(default_target_choice().source == "set_default_target");
+  set_default_target(std::nullopt);
+  const TargetChoice choice = default_target_choice();
+  CHECK(choice.target == "from_config");
+  CHECK(choice.source == "config file test.conf:1");
+}
+
 TEST_CASE("a default target from the config file names the file and the line") {
   TempDir dir;
   const auto file = dir.write("tileops.conf", "# comment\nlog_level = warn\ndefault_target = nonesuch\n");

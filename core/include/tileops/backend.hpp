@@ -136,8 +136,9 @@ void register_kernel_type(const std::string& op, const std::string& key) {
 TILEOPS_API void register_kernel_builder(const std::string& op, const std::string& target, TargetBuilder builder);
 TILEOPS_API void register_detector(const std::string& target, Detector detect);
 
-// Sets the process default target (a target name or BUILTIN; nullopt clears it). It takes
-// precedence over the config's default_target and applies to op instances that have not yet
+// Sets the process default target (a target name or BUILTIN; nullopt withdraws the value set
+// here, so the config's default_target applies again). A value takes precedence over the
+// config's default_target and applies to op instances that have not yet
 // selected a target. An unknown name is reported when an op selects it, naming
 // set_default_target as where the name came from.
 TILEOPS_API void set_default_target(Target target);

@@ -102,8 +102,10 @@ class TILEOPS_API Op {
   virtual std::optional<std::string> kernel_config() const;
   // Every kernel in this op's entries (and their sub-kernels) and in held sub-ops, each once.
   std::vector<Kernel*> iter_kernels() const;
-  // In-tree path: the entries built for `interface`. When a target serves the op: every target
-  // kernel, whatever `interface` says.
+  // The entries built for `interface` (in-tree kernels), or, with no interface, every entry
+  // built so far: the in-tree ones of each interface in declaration order, after the target
+  // kernels. When a target serves the op and an interface is named: every target kernel,
+  // whatever `interface` says. Throws OpNotAvailableError for an interface the class lacks.
   std::vector<BuiltEntry> built_entries(std::string_view interface = {}) const;
   // The held sub-ops, in stage order.
   std::vector<Op*> held_delegates() const;

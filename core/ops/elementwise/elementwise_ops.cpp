@@ -1,4 +1,3 @@
-#include <array>
 #include <cmath>
 
 #include "elementwise/reference_kernels.hpp"
@@ -25,13 +24,6 @@ const OpClass& SiluAndMulFwdOp::op_class() {
   return cls;
 }
 
-SiluAndMulFwdOp::SiluAndMulFwdOp(Target target) : Op(op_class(), {}, std::move(target)) {}
-
-Tensor SiluAndMulFwdOp::operator()(const Tensor& x) {
-  const std::array<Tensor, 1> inputs{x};
-  return call(CallArgs(inputs)).front();
-}
-
 OpOutputs SiluAndMulFwdOp::forward(const CallArgs& args) {
   const Tensor x = args.inputs[0].contiguous();
   ElementwiseCall call;
@@ -46,15 +38,6 @@ const OpClass& AddFwdOp::op_class() {
                                  .kernel_type<ref::AddKernel>("add_reference")
                                  .build();
   return cls;
-}
-
-AddFwdOp::AddFwdOp(std::variant<std::int64_t, double> alpha, Target target)
-    : Op(op_class(), {{"alpha", std::visit([](auto v) { return Value(v); }, alpha)}}, std::move(target)),
-      alpha_(std::visit([](auto v) { return static_cast<double>(v); }, alpha)) {}
-
-Tensor AddFwdOp::operator()(const Tensor& a, const Tensor& b, const Tensor& out) {
-  const std::array<Tensor, 2> inputs{a, b};
-  return call(CallArgs(inputs, out)).front();
 }
 
 OpOutputs AddFwdOp::forward(const CallArgs& args) {
@@ -76,7 +59,8 @@ OpOutputs AddFwdOp::forward(const CallArgs& args) {
   // A caller's `out` that is not contiguous is computed into a temporary and copied back.
   const bool direct = args.out.defined() && args.out.is_contiguous();
   const Tensor out = direct ? args.out : Tensor::empty(shape, call.dtype, call.device.value());
-  kernel_for<AddFwdInterface>("add", call).forward(a, b, alpha_, out);
+  const double alpha_value = std::visit([](auto v) { return static_cast<double>(v); }, alpha());
+  kernel_for<AddFwdInterface>("add", call).forward(a, b, alpha_value, out);
   if (args.out.defined() && !direct) {
     args.out.copy_from(out);
     return {args.out};
@@ -92,14 +76,6 @@ const OpClass& ReluFwdOp::op_class() {
   return cls;
 }
 
-ReluFwdOp::ReluFwdOp(bool inplace, Target target)
-    : Op(op_class(), {{"inplace", inplace}}, std::move(target)), inplace_(inplace) {}
-
-Tensor ReluFwdOp::operator()(const Tensor& input) {
-  const std::array<Tensor, 1> inputs{input};
-  return call(CallArgs(inputs)).front();
-}
-
 OpOutputs ReluFwdOp::forward(const CallArgs& args) {
   const Tensor& input = args.inputs[0];
   ElementwiseCall call;
@@ -107,7 +83,7 @@ OpOutputs ReluFwdOp::forward(const CallArgs& args) {
   call.dtype = input.dtype();
   auto& kernel = kernel_for<ReluFwdInterface>("relu", call);
   const Tensor x = input.contiguous();
-  if (!inplace_) {
+  if (!inplace()) {
     Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
     kernel.forward(x, out);
     return {out};
@@ -126,27 +102,12 @@ const OpClass& AlibiFwdOp::op_class() {
   return cls;
 }
 
-AlibiFwdOp::AlibiFwdOp(std::int64_t seq_len, std::int64_t num_heads, DType out_dtype, std::optional<Device> device,
-                       Target target)
-    : Op(op_class(),
-         {{"seq_len", seq_len},
-          {"num_heads", num_heads},
-          {"out_dtype", out_dtype},
-          {"device", device ? Value(*device) : Value()}},
-         std::move(target)),
-      seq_len_(seq_len),
-      num_heads_(num_heads),
-      out_dtype_(out_dtype),
-      device_(device) {}
-
-Tensor AlibiFwdOp::operator()() { return call(CallArgs()).front(); }
-
 OpOutputs AlibiFwdOp::forward(const CallArgs&) {
   AlibiCall call;
-  call.device = device_;  // unset: kernel_for fills in the accelerator's current device
-  call.num_heads = num_heads_;
-  call.seq_len = seq_len_;
-  call.dtype = out_dtype_;
+  call.device = device();  // unset: kernel_for fills in the accelerator's current device
+  call.num_heads = num_heads();
+  call.seq_len = seq_len();
+  call.dtype = out_dtype();
   return {kernel_for<AlibiFwdInterface>("alibi", call).forward()};
 }
 

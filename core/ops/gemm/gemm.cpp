@@ -1,6 +1,5 @@
 #include "tileops/ops/gemm.hpp"
 
-#include <array>
 #include <vector>
 
 #include "common/dtype_dispatch.hpp"
@@ -66,25 +65,17 @@ const OpClass& GemmFwdOp::op_class() {
   return cls;
 }
 
-GemmFwdOp::GemmFwdOp(bool trans_a, bool trans_b, Target target)
-    : Op(op_class(), {{"trans_a", trans_a}, {"trans_b", trans_b}}, std::move(target)), trans_a_(trans_a), trans_b_(trans_b) {}
-
-Tensor GemmFwdOp::operator()(const Tensor& a, const Tensor& b) {
-  const std::array<Tensor, 2> inputs{a, b};
-  return call(CallArgs(inputs)).front();
-}
-
 OpOutputs GemmFwdOp::forward(const CallArgs& args) {
   const Tensor a = args.inputs[0].contiguous();
   const Tensor b = args.inputs[1].contiguous();
   GemmCall call;
   call.device = a.device();
   call.dtype = a.dtype();
-  call.trans_a = trans_a_;
-  call.trans_b = trans_b_;
-  call.m = trans_a_ ? a.shape()[1] : a.shape()[0];
-  call.k = trans_a_ ? a.shape()[0] : a.shape()[1];
-  call.n = trans_b_ ? b.shape()[0] : b.shape()[1];
+  call.trans_a = trans_a();
+  call.trans_b = trans_b();
+  call.m = call.trans_a ? a.shape()[1] : a.shape()[0];
+  call.k = call.trans_a ? a.shape()[0] : a.shape()[1];
+  call.n = call.trans_b ? b.shape()[0] : b.shape()[1];
   Tensor d = Tensor::empty({call.m, call.n}, call.dtype, a.device());
   kernel_for<GemmFwdInterface>("gemm", call).forward(a, b, d);
   return {d};

@@ -1,6 +1,5 @@
 #include "tileops/ops/swiglu_mlp.hpp"
 
-#include <array>
 #include <vector>
 
 namespace tileops {
@@ -28,9 +27,8 @@ const OpClass& SwiGLUMLPFwdOp::op_class() {
   return cls;
 }
 
-SwiGLUMLPFwdOp::SwiGLUMLPFwdOp(Target target, std::shared_ptr<GemmFwdOp> gate_up, std::shared_ptr<SiluAndMulFwdOp> act,
-                               std::shared_ptr<GemmFwdOp> down)
-    : Op(op_class(), {}, std::move(target), {}) {
+void SwiGLUMLPFwdOp::hold_stages(std::shared_ptr<GemmFwdOp> gate_up, std::shared_ptr<SiluAndMulFwdOp> act,
+                                 std::shared_ptr<GemmFwdOp> down) {
   for (std::string_view name : injected_names(gate_up != nullptr, act != nullptr, down != nullptr)) {
     check_injected_parameter(name);
   }
@@ -38,11 +36,6 @@ SwiGLUMLPFwdOp::SwiGLUMLPFwdOp(Target target, std::shared_ptr<GemmFwdOp> gate_up
   gate_up_ = &delegate_for<GemmFwdOp>("gate_up", Identity(), std::move(gate_up), false, true);
   act_ = &delegate_for<SiluAndMulFwdOp>("act", Identity(), std::move(act));
   down_ = &delegate_for<GemmFwdOp>("down", Identity(), std::move(down), false, true);
-}
-
-Tensor SwiGLUMLPFwdOp::operator()(const Tensor& x, const Tensor& w_gate_up, const Tensor& w_down) {
-  const std::array<Tensor, 3> inputs{x, w_gate_up, w_down};
-  return call(CallArgs(inputs)).front();
 }
 
 OpOutputs SwiGLUMLPFwdOp::forward(const CallArgs& args) {

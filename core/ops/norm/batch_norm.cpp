@@ -1,6 +1,5 @@
 #include "tileops/ops/batch_norm.hpp"
 
-#include <array>
 
 #include "norm/reference_kernels.hpp"
 
@@ -16,19 +15,6 @@ const OpClass& BatchNormFwdOp::op_class() {
   return cls;
 }
 
-BatchNormFwdOp::BatchNormFwdOp(bool training, double momentum, double eps, Target target)
-    : Op(op_class(), {{"training", training}, {"momentum", momentum}, {"eps", eps}}, std::move(target)),
-      training_(training),
-      momentum_(momentum),
-      eps_(eps) {}
-
-BatchNormTrainResult BatchNormFwdOp::operator()(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                                                const Tensor& weight, const Tensor& bias) {
-  const std::array<Tensor, 5> inputs{x, running_mean, running_var, weight, bias};
-  OpOutputs out = call(CallArgs(inputs));
-  return {out[0], out[1], out[2]};
-}
-
 OpOutputs BatchNormFwdOp::forward(const CallArgs& args) {
   const Tensor x = args.inputs[0].contiguous();
   auto contiguous_or_absent = [](const Tensor& t) { return t.defined() ? t.contiguous() : t; };
@@ -37,10 +23,10 @@ OpOutputs BatchNormFwdOp::forward(const CallArgs& args) {
   BatchNormCall call;
   call.device = x.device();
   call.channels = x.shape()[1];
-  call.eps = eps_;
-  call.momentum = momentum_;
+  call.eps = eps();
+  call.momentum = momentum();
   call.dtype = x.dtype();
-  if (training_) {
+  if (training()) {
     // The running statistics are written in place: the kernel gets the caller's tensors
     // (the manifest declares them contiguous).
     auto& kernel = kernel_for<BatchNormTrainFwdInterface>("batch_norm_fwd_train", call);

@@ -1,6 +1,5 @@
 #include "tileops/ops/rms_norm.hpp"
 
-#include <array>
 #include <limits>
 
 #include "norm/reference_kernels.hpp"
@@ -24,24 +23,14 @@ const OpClass& RMSNormFwdOp::op_class() {
   return cls;
 }
 
-RMSNormFwdOp::RMSNormFwdOp(std::vector<std::int64_t> normalized_shape, std::optional<double> eps, Target target)
-    : Op(op_class(), {{"normalized_shape", normalized_shape}, {"eps", eps ? Value(*eps) : Value()}}, std::move(target)),
-      normalized_shape_(std::move(normalized_shape)),
-      eps_(eps) {}
-
-Tensor RMSNormFwdOp::operator()(const Tensor& x, const Tensor& weight) {
-  const std::array<Tensor, 2> inputs{x, weight};
-  return call(CallArgs(inputs)).front();
-}
-
 OpOutputs RMSNormFwdOp::forward(const CallArgs& args) {
   Tensor x_copy, weight_copy;
   const Tensor& x = args.inputs[0].contiguous(x_copy);
   const Tensor& weight = args.inputs[1].defined() ? args.inputs[1].contiguous(weight_copy) : args.inputs[1];
   LayerNormCall call;
   call.device = x.device();
-  call.n = shape_numel(normalized_shape_, "RMSNormFwdOp: parameter normalized_shape");
-  call.eps = eps_ ? *eps_ : dtype_epsilon(x.dtype());
+  call.n = shape_numel(normalized_shape(), "RMSNormFwdOp: parameter normalized_shape");
+  call.eps = eps() ? *eps() : dtype_epsilon(x.dtype());
   call.dtype = x.dtype();
   auto& kernel = kernel_for<RMSNormFwdInterface>("rms_norm", call);
   return {kernel.forward(x, weight)};

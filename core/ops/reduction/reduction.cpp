@@ -1,7 +1,6 @@
 #include "tileops/ops/reduction.hpp"
 
 #include <algorithm>
-#include <array>
 #include <numeric>
 
 #include "common/dtype_dispatch.hpp"
@@ -44,11 +43,6 @@ using ProdKernel = ReduceKernel<true, ProdFwdInterface>;
 }  // namespace ref
 
 namespace {
-
-Value dims_value(const ReduceDims& dim) {
-  if (!dim) return Value();
-  return std::visit([](const auto& d) { return Value(d); }, *dim);
-}
 
 // The axes `dim` names on a tensor of `rank`, normalized and sorted (every axis for None).
 std::vector<std::int64_t> reduced_axes(const ReduceDims& dim, std::int64_t rank) {
@@ -146,22 +140,10 @@ const OpClass& SumFwdOp::op_class() {
   return cls;
 }
 
-SumFwdOp::SumFwdOp(ReduceDims dim, bool keepdim, std::optional<DType> dtype, Target target)
-    : Op(op_class(), {{"dim", dims_value(dim)}, {"keepdim", keepdim}, {"dtype", dtype ? Value(*dtype) : Value()}},
-         std::move(target)),
-      dim_(std::move(dim)),
-      keepdim_(keepdim),
-      dtype_(dtype) {}
-
-Tensor SumFwdOp::operator()(const Tensor& x) {
-  const std::array<Tensor, 1> inputs{x};
-  return call(CallArgs(inputs)).front();
-}
-
 OpOutputs SumFwdOp::forward(const CallArgs& args) {
-  const DType out = output_dtype(dtype_, args.inputs[0].dtype());
-  auto& kernel = kernel_for<SumFwdInterface>("sum", reduce_call(args.inputs[0], dim_, out));
-  return run_reduction(kernel, args, dim_, keepdim_, out);
+  const DType out = output_dtype(dtype(), args.inputs[0].dtype());
+  auto& kernel = kernel_for<SumFwdInterface>("sum", reduce_call(args.inputs[0], dim(), out));
+  return run_reduction(kernel, args, dim(), keepdim(), out);
 }
 
 const OpClass& ProdFwdOp::op_class() {
@@ -172,22 +154,10 @@ const OpClass& ProdFwdOp::op_class() {
   return cls;
 }
 
-ProdFwdOp::ProdFwdOp(ReduceDims dim, bool keepdim, std::optional<DType> dtype, Target target)
-    : Op(op_class(), {{"dim", dims_value(dim)}, {"keepdim", keepdim}, {"dtype", dtype ? Value(*dtype) : Value()}},
-         std::move(target)),
-      dim_(std::move(dim)),
-      keepdim_(keepdim),
-      dtype_(dtype) {}
-
-Tensor ProdFwdOp::operator()(const Tensor& x) {
-  const std::array<Tensor, 1> inputs{x};
-  return call(CallArgs(inputs)).front();
-}
-
 OpOutputs ProdFwdOp::forward(const CallArgs& args) {
-  const DType out = output_dtype(dtype_, args.inputs[0].dtype());
-  auto& kernel = kernel_for<ProdFwdInterface>("prod", reduce_call(args.inputs[0], dim_, out));
-  return run_reduction(kernel, args, dim_, keepdim_, out);
+  const DType out = output_dtype(dtype(), args.inputs[0].dtype());
+  auto& kernel = kernel_for<ProdFwdInterface>("prod", reduce_call(args.inputs[0], dim(), out));
+  return run_reduction(kernel, args, dim(), keepdim(), out);
 }
 
 }  // namespace tileops

@@ -1,6 +1,5 @@
 #include "tileops/ops/softmax.hpp"
 
-#include <array>
 #include <cmath>
 #include <limits>
 
@@ -51,16 +50,9 @@ const OpClass& SoftmaxFwdOp::op_class() {
   return cls;
 }
 
-SoftmaxFwdOp::SoftmaxFwdOp(std::int64_t dim, Target target) : Op(op_class(), {{"dim", dim}}, std::move(target)), dim_(dim) {}
-
-Tensor SoftmaxFwdOp::operator()(const Tensor& x) {
-  const std::array<Tensor, 1> inputs{x};
-  return call(CallArgs(inputs)).front();
-}
-
 OpOutputs SoftmaxFwdOp::forward(const CallArgs& args) {
   const Tensor x = args.inputs[0].contiguous();
-  const std::int64_t axis = normalize_axis(dim_, x.dim());
+  const std::int64_t axis = normalize_axis(dim(), x.dim());
   SoftmaxCall call;
   call.device = x.device();
   call.dtype = x.dtype();

@@ -203,15 +203,15 @@ void set_default_target(Target target) {
   if (target && target->empty()) throw ValueError("set_default_target: the target name is empty");
   Registry& r = registry();
   std::unique_lock lock(r.mutex);
+  r.default_target_set = target.has_value();
   r.default_target = std::move(target);
-  r.default_target_set = true;
 }
 
 TargetChoice default_target_choice() {
   Registry& r = registry();
   {
     std::shared_lock lock(r.mutex);
-    if (r.default_target_set) return {r.default_target, r.default_target ? "set_default_target" : ""};
+    if (r.default_target_set) return {r.default_target, "set_default_target"};
   }
   Config c = config();
   if (!c.default_target) return {};

@@ -134,15 +134,18 @@ std::vector<BuiltEntry> Op::built_entries(std::string_view interface) const {
     std::shared_lock lock(b->target_mutex);
     for (const auto& [key, kernel] : b->target_kernels) out.push_back({*b->serving_target, key.str(), nullptr});
     std::sort(out.begin(), out.end(), [](const BuiltEntry& x, const BuiltEntry& y) { return x.identity < y.identity; });
-    return out;
+    if (!interface.empty()) return out;
   }
-  const int index = cls_.interface_index(interface);
-  if (index < 0) {
+  const int index = interface.empty() ? -1 : cls_.interface_index(interface);
+  if (!interface.empty() && index < 0) {
     throw OpNotAvailableError(cls_.name() + " has no kernel interface '" + std::string(interface) + "'");
   }
   std::shared_lock lock(b->entries_mutex);
-  for (const auto& slot : b->built_entries[index]) {
-    out.push_back({installed_->kernels[slot->kernel_index].key, slot->identity.str(), slot->kernel});
+  for (std::size_t i = 0; i < b->built_entries.size(); ++i) {
+    if (index >= 0 && static_cast<int>(i) != index) continue;
+    for (const auto& slot : b->built_entries[i]) {
+      out.push_back({installed_->kernels[slot->kernel_index].key, slot->identity.str(), slot->kernel});
+    }
   }
   return out;
 }

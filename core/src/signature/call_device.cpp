@@ -26,6 +26,7 @@ std::optional<Device> CompiledPlan::call_device(const CallArgs& args, const Cons
     const Value& v = st.params.items()[k].second;
     if (std::holds_alternative<Tensor>(v)) return std::get<Tensor>(v).device();
   }
+  if (st.meta_calls) return Device::meta();
   accelerator = true;
   return accelerator_current_device();
 }

@@ -15,6 +15,7 @@
 
 #include "tileops/call_args.hpp"
 #include "tileops/export.hpp"
+#include "tileops/ops/workload_cases.hpp"
 #include "tileops/signature.hpp"
 #include "tileops/value.hpp"
 
@@ -33,6 +34,9 @@ struct ConstructionState {
   std::vector<IndexValue> slots;         // the plan's own pre-evaluated slots (opaque to callers)
   std::vector<std::int16_t> slot_source; // per slot: -2 not known yet, -1 given, >= 0 the tensor that solved it
   std::shared_ptr<detail::CallMemo> memo;  // the plan's successful call checks under this state
+  // Set for the workload-row checks: a call that no tensor places runs on meta, so checking a
+  // manifest never asks a device runtime for its devices.
+  bool meta_calls = false;
 };
 
 // The facts one call check establishes, beyond the record.
@@ -57,15 +61,6 @@ struct CallCheck {
 struct RooflineFigures {
   double flops = 0;
   double bytes = 0;
-};
-
-// One instantiated case of a manifest workload row (one row expands into one case per entry of
-// its dtype_cases).
-struct WorkloadCase {
-  std::string id;                                  // label-dtypes..., e.g. "llama-8b-prefill-float16"
-  std::string label;
-  ParamMap params;                                 // the construction parameters the row gives
-  std::vector<std::optional<TensorSpec>> inputs;   // per signature input; nullopt: not passed
 };
 
 class TILEOPS_API SignaturePlan {

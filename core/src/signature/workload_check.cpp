@@ -177,7 +177,8 @@ void PlanBuilder::check_workloads() {
         problem(field, "case id '" + wc.id + "' repeats a case of workloads[" + std::to_string(it->second) + "]");
       }
       try {
-        const ConstructionState state = p.check_construction(wc.params);
+        ConstructionState state = p.check_construction(wc.params);
+        state.meta_calls = true;
         std::vector<Tensor> inputs;
         for (const auto& spec : wc.inputs) {
           inputs.push_back(spec ? Tensor::empty(spec->shape, spec->dtype, Device::meta()) : Tensor());

@@ -15,9 +15,11 @@ namespace tileops {
 struct OpCatalogEntry {
   std::string name;                     // the manifest key, e.g. "RMSNormFwdOp"
   const OpClass& (*op_class)();         // the class record (compiles its plan on first use)
-  // Constructs the op from manifest parameters by name (missing ones take their defaults).
-  // Throws TypeError for a parameter of the wrong kind, plus whatever the constructor's
-  // construction check raises.
+  // Constructs the op from manifest parameters by name; missing ones take the manifest's
+  // defaults, and a string names a dtype or device. Throws TypeError for a name the manifest
+  // does not declare, a missing required parameter ("missing required parameter
+  // 'normalized_shape' (list[int])") or a value not of the declared type (naming the type),
+  // plus whatever else the construction check raises.
   std::function<std::unique_ptr<Op>(const ParamMap& params, const Target& target)> make;
 };
 

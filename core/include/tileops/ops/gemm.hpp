@@ -1,4 +1,6 @@
-// GemmFwdOp: d = op(a) · op(b), op transposing when trans_a / trans_b.
+// GemmFwdOp: d = op(a) · op(b), op transposing when trans_a / trans_b. The class is generated
+// from manifests/gemm.yaml; core/ops/gemm/gemm.cpp holds its forward. Its call spec and kernel
+// interface:
 #pragma once
 
 #include <cstdint>
@@ -7,6 +9,7 @@
 
 #include "tileops/kernel.hpp"
 #include "tileops/op.hpp"
+#include "tileops/ops/gen/gemm.hpp"
 
 namespace tileops {
 
@@ -30,23 +33,6 @@ class GemmFwdInterface : public KernelInterface {
   // call.trans_b); d: contiguous [m, n]; all call.dtype on call.device; d shares no memory
   // with a or b. Writes d = op(a) · op(b), accumulating in at least float32.
   virtual void forward(const Tensor& a, const Tensor& b, const Tensor& d) = 0;
-};
-
-class TILEOPS_API GemmFwdOp final : public Op {
- public:
-  // Interface "gemm"; in-tree kernel "gemm_reference".
-  static const OpClass& op_class();
-  explicit GemmFwdOp(bool trans_a = false, bool trans_b = true, Target target = {});
-  Tensor operator()(const Tensor& a, const Tensor& b);
-  bool trans_a() const { return trans_a_; }
-  bool trans_b() const { return trans_b_; }
-
- protected:
-  OpOutputs forward(const CallArgs& args) override;
-
- private:
-  bool trans_a_;
-  bool trans_b_;
 };
 
 }  // namespace tileops

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "tileops/kernel.hpp"
+#include "tileops/ops/gen/norm.hpp"
 #include "tileops/tensor.hpp"
 
 namespace tileops {
@@ -54,12 +55,9 @@ struct BatchNormCall final : CallSpec {
   auto fields() const { return std::tie(channels, eps, momentum, dtype); }
 };
 
-// The outputs of training-mode batch normalization.
-struct BatchNormTrainResult {
-  Tensor y;
-  Tensor mean;  // [C] float32: the batch mean
-  Tensor rstd;  // [C] float32: 1 / sqrt(batch biased variance + eps)
-};
+// The outputs of training-mode batch normalization, as BatchNormFwdOp returns them: y; mean,
+// [C] float32, the batch mean; rstd, [C] float32, 1 / sqrt(batch biased variance + eps).
+using BatchNormTrainResult = BatchNormFwdOutputs;
 
 class BatchNormTrainFwdInterface : public KernelInterface {
  public:

@@ -1,4 +1,6 @@
-// SumFwdOp and ProdFwdOp: reductions over `dim` (an axis, a list of axes, or every axis).
+// SumFwdOp and ProdFwdOp: reductions over `dim` (an axis, a list of axes, or every axis); dtype
+// is the accumulation and output dtype (None: int64 for integer inputs, else the input's). The
+// classes are generated from manifests/reduction.yaml; core/ops/reduction holds their forwards.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 
 #include "tileops/kernel.hpp"
 #include "tileops/op.hpp"
+#include "tileops/ops/gen/reduction.hpp"
 
 namespace tileops {
 
@@ -52,40 +55,5 @@ class ProdFwdInterface : public KernelInterface {
 
 // `dim`: nullopt reduces every axis; an int or a list names the axes (negative from the end).
 using ReduceDims = std::optional<std::variant<std::int64_t, std::vector<std::int64_t>>>;
-
-class TILEOPS_API SumFwdOp final : public Op {
- public:
-  // Interface "sum"; in-tree kernel "sum_reference".
-  static const OpClass& op_class();
-  // dtype: the accumulation and output dtype; nullopt: int64 for integer inputs, else the input's.
-  explicit SumFwdOp(ReduceDims dim = std::nullopt, bool keepdim = false, std::optional<DType> dtype = std::nullopt,
-                    Target target = {});
-  Tensor operator()(const Tensor& x);
-
- protected:
-  OpOutputs forward(const CallArgs& args) override;
-
- private:
-  ReduceDims dim_;
-  bool keepdim_;
-  std::optional<DType> dtype_;
-};
-
-class TILEOPS_API ProdFwdOp final : public Op {
- public:
-  // Interface "prod"; in-tree kernel "prod_reference".
-  static const OpClass& op_class();
-  explicit ProdFwdOp(ReduceDims dim = std::nullopt, bool keepdim = false, std::optional<DType> dtype = std::nullopt,
-                     Target target = {});
-  Tensor operator()(const Tensor& x);
-
- protected:
-  OpOutputs forward(const CallArgs& args) override;
-
- private:
-  ReduceDims dim_;
-  bool keepdim_;
-  std::optional<DType> dtype_;
-};
 
 }  // namespace tileops

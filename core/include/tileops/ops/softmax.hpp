@@ -1,4 +1,5 @@
-// SoftmaxFwdOp: softmax along one axis.
+// SoftmaxFwdOp: softmax along one axis. The class is generated from manifests/softmax.yaml;
+// core/ops/softmax/softmax.cpp holds its forward. Its call spec and kernel interface:
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 
 #include "tileops/kernel.hpp"
 #include "tileops/op.hpp"
+#include "tileops/ops/gen/softmax.hpp"
 
 namespace tileops {
 
@@ -28,21 +30,6 @@ class SoftmaxFwdInterface : public KernelInterface {
   // [outer, call.n, call.inner]. Returns a new contiguous tensor shaped like x holding
   // exp(x - max) / sum(exp(x - max)) along the middle axis (numerically stable).
   virtual Tensor forward(const Tensor& x) = 0;
-};
-
-class TILEOPS_API SoftmaxFwdOp final : public Op {
- public:
-  // Interface "softmax"; in-tree kernel "softmax_reference".
-  static const OpClass& op_class();
-  explicit SoftmaxFwdOp(std::int64_t dim = -1, Target target = {});
-  Tensor operator()(const Tensor& x);
-  std::int64_t dim() const { return dim_; }
-
- protected:
-  OpOutputs forward(const CallArgs& args) override;
-
- private:
-  std::int64_t dim_;
 };
 
 }  // namespace tileops

@@ -1,0 +1,28 @@
+// The text the generator writes: one header per manifest file, and the catalogue entries.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "op_model.hpp"
+
+namespace opgen {
+
+struct Options {
+  std::string ns = "tileops";      // the namespace the classes are declared in
+  std::string export_macro;         // e.g. TILEOPS_API; empty: none
+  std::string export_include;       // the header defining export_macro
+  std::string include_prefix;       // where the generated headers are included from, e.g. "tileops/ops/gen"
+};
+
+// The header of one manifest file's ops. `home` maps every op the run knows to its manifest
+// stem, so that a composite's stage ops are included from their own headers.
+std::string emit_header(const std::string& stem, const std::vector<OpModel>& ops,
+                        const std::map<std::string, std::string>& home, const Options& options);
+
+// A header defining `<ns>::generated_catalog_entries()`: one OpCatalogEntry per implemented
+// op, sorted by name.
+std::string emit_catalog(std::vector<const OpModel*> ops, const Options& options);
+
+}  // namespace opgen

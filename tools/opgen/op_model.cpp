@@ -1,0 +1,121 @@
+#include "op_model.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "cpp_type.hpp"
+
+namespace opgen {
+namespace {
+
+std::string flow(const YAML::Node& node) {
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out.SetNullFormat(YAML::LowerNull);
+  out << node;
+  std::string text = out.c_str();
+  std::replace(text.begin(), text.end(), '\n', ' ');  // a comment line stays one line
+  return text;
+}
+
+std::string str(const YAML::Node& node, const char* key) { return node[key] ? node[key].as<std::string>() : ""; }
+
+// `optional: true` or a discriminant expression; anything but `false` may be omitted.
+bool maybe_omitted(const YAML::Node& node) {
+  if (!node) return false;
+  return node.Scalar() != "false";
+}
+
+TensorModel tensor(const std::string& name, const YAML::Node& node) {
+  TensorModel t;
+  t.name = name;
+  t.dtype = str(node, "dtype");
+  t.shape = str(node, "shape");
+  t.optional = maybe_omitted(node["optional"]);
+  t.buffer_out = str(node, "buffer") == "out";
+  for (const char* flag : {"mutated", "nullable", "alias"}) {
+    if (node[flag]) t.note += std::string(t.note.empty() ? "" : ", ") + flag + ": " + node[flag].as<std::string>();
+  }
+  return t;
+}
+
+ParamModel param(const std::string& name, const YAML::Node& node) {
+  ParamModel p;
+  p.name = name;
+  if (node["dtype"] || node["shape"]) {
+    p.manifest_type = "Tensor";
+    p.cpp_type = "Tensor";
+    if (maybe_omitted(node["optional"])) p.default_expr = "Tensor()";
+    return p;
+  }
+  p.manifest_type = str(node, "type");
+  p.cpp_type = cpp_type(p.manifest_type);
+  if (node["default"]) p.default_expr = cpp_default(p.manifest_type, node["default"]);
+  return p;
+}
+
+// The op's signature as the header comment shows it: one line per section entry.
+std::vector<std::string> signature_lines(const YAML::Node& sig) {
+  std::vector<std::string> lines;
+  for (const auto& section : sig) {
+    const std::string key = section.first.as<std::string>();
+    if (section.second.IsMap()) {
+      lines.push_back(key + ":");
+      for (const auto& entry : section.second) {
+        lines.push_back("  " + entry.first.as<std::string>() + ": " + flow(entry.second));
+      }
+    } else if (section.second.IsSequence()) {
+      lines.push_back(key + ":");
+      for (const auto& entry : section.second) lines.push_back("  - " + flow(entry));
+    } else {
+      lines.push_back(key + ": " + flow(section.second));
+    }
+  }
+  return lines;
+}
+
+OpModel read_op(const std::string& name, const YAML::Node& node, const std::string& stem) {
+  OpModel op;
+  op.name = name;
+  op.stem = stem;
+  op.family = str(node, "family");
+  op.status = str(node, "status");
+  op.ref_api = str(node, "ref_api");
+  const YAML::Node sig = node["signature"];
+  if (sig) {
+    for (const auto& kv : sig["params"]) op.params.push_back(param(kv.first.as<std::string>(), kv.second));
+    for (const auto& kv : sig["inputs"]) op.inputs.push_back(tensor(kv.first.as<std::string>(), kv.second));
+    for (const auto& kv : sig["outputs"]) op.outputs.push_back(tensor(kv.first.as<std::string>(), kv.second));
+    op.signature_lines = signature_lines(sig);
+  }
+  for (const auto& row : node["workloads"]) op.workload_lines.push_back(flow(row));
+  if (const YAML::Node comp = node["composition"]) {
+    for (const auto& s : comp["stages"]) op.stages.push_back({str(s, "name"), str(s, "op")});
+  }
+  return op;
+}
+
+}  // namespace
+
+std::string OpModel::base_name() const {
+  return name.size() > 2 && name.ends_with("Op") ? name.substr(0, name.size() - 2) : name;
+}
+
+std::vector<OpModel> read_manifest(const std::string& path) {
+  std::string stem = path.substr(path.find_last_of('/') + 1);
+  if (stem.ends_with(".yaml")) stem.resize(stem.size() - 5);
+  const YAML::Node root = YAML::LoadFile(path);
+  std::vector<OpModel> ops;
+  for (const auto& kv : root) {
+    const std::string name = kv.first.as<std::string>();
+    try {
+      ops.push_back(read_op(name, kv.second, stem));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ": " + name + ": " + e.what());
+    }
+  }
+  return ops;
+}
+
+}  // namespace opgen
