@@ -124,6 +124,7 @@ struct TensorDecl {
 
 struct Rule {
   std::string text;
+  std::string message;  // the manifest's human sentence for a failed check; empty: show `text`
   Expr expr;
   bool domain = false;       // reads only discriminants: checked before branch selection
   bool params_only = false;  // reads parameters only: checked at construction
