@@ -1,12 +1,11 @@
 include(CMakePackageConfigHelpers)
 
-install(TARGETS tileops EXPORT tileopsTargets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# Installed: the core, the tileops program, the public headers (include/tileops/ only), the
+# CMake package and a pkg-config file. The demo embed_llama_block stays in the build tree.
+install(TARGETS tileops EXPORT tileopsTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS tileops_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS tileops_opgen EXPORT tileopsTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY core/include/tileops DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
-install(DIRECTORY core/ops/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 install(FILES ${PROJECT_BINARY_DIR}/core/include/tileops/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tileops)
 install(DIRECTORY ${PROJECT_BINARY_DIR}/core/include/tileops/ops/gen DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tileops/ops)
 
@@ -15,10 +14,17 @@ install(EXPORT tileopsTargets NAMESPACE tileops:: DESTINATION ${TILEOPS_CMAKE_DI
 configure_package_config_file(cmake/tileopsConfig.cmake.in ${PROJECT_BINARY_DIR}/tileopsConfig.cmake
   INSTALL_DESTINATION ${TILEOPS_CMAKE_DIR}
   PATH_VARS CMAKE_INSTALL_LIBDIR)
-write_basic_package_version_file(${PROJECT_BINARY_DIR}/tileopsConfigVersion.cmake COMPATIBILITY SameMajorVersion)
+# 0.x releases break their API between minors: 0.1 must not satisfy a request for 0.0.1.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/tileopsConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES
   ${PROJECT_BINARY_DIR}/tileopsConfig.cmake
   ${PROJECT_BINARY_DIR}/tileopsConfigVersion.cmake
   cmake/TileopsPlugin.cmake
   cmake/TileopsAddOps.cmake
   DESTINATION ${TILEOPS_CMAKE_DIR})
+
+# tileops.pc finds the prefix relative to itself, so that a moved install tree still works.
+set(TILEOPS_PKGCONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+file(RELATIVE_PATH TILEOPS_PC_TO_PREFIX /${TILEOPS_PKGCONFIG_DIR} /)
+configure_file(cmake/tileops.pc.in ${PROJECT_BINARY_DIR}/tileops.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/tileops.pc DESTINATION ${TILEOPS_PKGCONFIG_DIR})

@@ -8,6 +8,8 @@ packages=(
   libboost-dev libboost-program-options-dev
   libspdlog-dev libfmt-dev doctest-dev libyaml-cpp-dev libdlpack-dev
   nlohmann-json3-dev libopenblas-dev libbenchmark-dev
+  # libcsv: the CSV writer of `tileops bench --csv`
+  libcsv-dev
   # The rocm plugin: HIP 5.2's kernel compiler (clang 15 with the AMD GPU device libraries)
   # and its runtime's headers and library; about 340 MiB installed, 26 packages.
   hipcc libamdhip64-dev

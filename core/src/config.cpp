@@ -7,14 +7,13 @@
 #include <mutex>
 #include <sstream>
 
-#include <boost/program_options.hpp>
-
+#include "config_freeze.hpp"
+#include "ini_text.hpp"
 #include "text_file.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/logging.hpp"
 
 namespace tileops {
-namespace po = boost::program_options;
 namespace fs = std::filesystem;
 namespace {
 
@@ -23,6 +22,12 @@ constexpr std::size_t kMaxPathLength = 4096;
 constexpr std::size_t kMaxNameLength = 256;
 
 constexpr std::array<const char*, 7> kLogLevels = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+
+constexpr std::array<const char*, 6> kKeys = {"default_target", "plugin_path",     "manifest_path",
+                                              "log_level",      "disable_plugins", "allow_insecure_plugins"};
+
+// The sections whose keys are read: keys before any section header, and [tileops].
+bool read_section(const std::string& section) { return section.empty() || section == "tileops"; }
 
 std::string trim(std::string s) {
   const auto b = s.find_first_not_of(" \t\r");
@@ -41,36 +46,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
   }
   return parts;
 }
-
-// Where each key and each line of an INI file is, so that errors can name a line.
-struct FileLines {
-  std::vector<std::string> lines;
-  std::map<std::string, int> line_of_key;
-
-  explicit FileLines(const std::string& text) {
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-      lines.push_back(line);
-      std::string content = trim(line.substr(0, line.find('#')));
-      const auto eq = content.find('=');
-      if (eq != std::string::npos) line_of_key.try_emplace(trim(content.substr(0, eq)), static_cast<int>(lines.size()));
-    }
-  }
-
-  int line_of(const std::string& key) const {
-    auto it = line_of_key.find(key);
-    return it == line_of_key.end() ? 0 : it->second;
-  }
-
-  int line_containing(const std::string& text) const {
-    const std::string needle = trim(text);
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      if (!needle.empty() && lines[i].find(needle) != std::string::npos) return static_cast<int>(i + 1);
-    }
-    return 0;
-  }
-};
 
 [[noreturn]] void fail(const fs::path& file, int line, const std::string& key, const std::string& reason) {
   std::string where = path_for_message(file);
@@ -107,11 +82,11 @@ std::vector<fs::path> resolve_paths(const std::string& value, const fs::path& ba
   return out;
 }
 
-void check_log_level(const std::string& level, const std::string& origin) {
-  if (!is_log_level_name(level)) {
-    throw ConfigError(origin + ": invalid log level '" + level +
-                      "'; expected trace, debug, info, warn, error, critical or off");
-  }
+// The level's canonical name; throws ConfigError naming `origin` for a name that is none.
+std::string checked_log_level(const std::string& level, const std::string& origin) {
+  if (auto name = canonical_log_level(level)) return *name;
+  throw ConfigError(origin + ": invalid log level '" + level +
+                    "'; expected trace, debug, info, warn (or warning), error, critical or off, in any case");
 }
 
 bool parse_flag(const std::string& text, const std::string& origin) {
@@ -159,6 +134,7 @@ const char* env(const char* name) {
 struct ProcessConfig {
   std::mutex mutex;
   std::optional<Config> value;
+  bool frozen = false;  // the keys read at loading (plugin_path, ...) were used: set_config may not change them
 };
 
 ProcessConfig& process_config() {
@@ -168,39 +144,41 @@ ProcessConfig& process_config() {
 
 }  // namespace
 
-bool is_log_level_name(const std::string& name) {
+std::optional<std::string> canonical_log_level(const std::string& name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower == "warning") return "warn";
   for (const char* level : kLogLevels) {
-    if (name == level) return true;
+    if (lower == level) return lower;
   }
-  return false;
+  return std::nullopt;
 }
+
+bool is_log_level_name(const std::string& name) { return canonical_log_level(name).has_value(); }
 
 Config parse_config_file(const fs::path& path) {
   const TextFile file = read_text_file(path);
   if (!file.problem.empty()) fail(path, 0, "", file.problem);
-  std::istringstream in(file.text);
-  const FileLines where(file.text);
+  const IniText ini = read_ini_text(file.text);
+  if (!ini.problems.empty()) fail(path, ini.problems.front().line, ini.problems.front().key, ini.problems.front().reason);
 
-  po::options_description keys;
-  keys.add_options()("default_target", po::value<std::string>())("plugin_path", po::value<std::string>())(
-      "manifest_path", po::value<std::string>())("log_level", po::value<std::string>())(
-      "disable_plugins", po::value<std::string>())("allow_insecure_plugins", po::value<std::string>());
-  po::variables_map vm;
-  try {
-    po::store(po::parse_config_file(in, keys, /*allow_unregistered=*/false), vm);
-  } catch (const po::unknown_option& e) {
-    const std::string key = e.get_option_name();
-    fail(path, where.line_of(key), key,
-         "unknown key; expected default_target, plugin_path, manifest_path, log_level, disable_plugins or "
-         "allow_insecure_plugins");
-  } catch (const po::multiple_occurrences& e) {
-    const std::string key = e.get_option_name();
-    fail(path, where.line_of(key), key, "given more than once; each key may appear once");
-  } catch (const po::invalid_config_file_syntax& e) {
-    const std::string token = e.tokens();
-    fail(path, where.line_containing(token), "", "malformed line '" + trim(token) + "': expected 'key = value'");
-  } catch (const po::error& e) {
-    fail(path, 0, "", e.what());
+  // The entry of each known key, checked against unknown keys and sections and against a key
+  // given both before the sections and in [tileops].
+  std::map<std::string, const IniEntry*> values;
+  for (const IniEntry& e : ini.entries) {
+    if (!read_section(e.section)) {
+      fail(path, e.line, e.key, "in section [" + e.section + "], which is not read; put the keys under [tileops]");
+    }
+    if (std::find(kKeys.begin(), kKeys.end(), e.key) == kKeys.end()) {
+      fail(path, e.line, e.key,
+           "unknown key; expected default_target, plugin_path, manifest_path, log_level, disable_plugins or "
+           "allow_insecure_plugins");
+    }
+    const auto [it, fresh] = values.try_emplace(e.key, &e);
+    if (!fresh) {
+      fail(path, e.line, e.key,
+           "given more than once (first on line " + std::to_string(it->second->line) + "); each key may appear once");
+    }
   }
 
   Config c;
@@ -208,29 +186,42 @@ Config parse_config_file(const fs::path& path) {
   const fs::path absolute = fs::absolute(path, ec);
   c.file = ec ? path : absolute;
   const fs::path base = c.file->parent_path();
-  auto origin = [&](const char* key) {
-    return "config file " + path_for_message(path) + ":" + std::to_string(where.line_of(key)) + ": key '" + key + "'";
+  const auto line = [&](const char* key) { return "config file " + path_for_message(path) + ":" + std::to_string(values.at(key)->line); };
+  const auto origin = [&](const char* key) { return line(key) + ": key '" + key + "'"; };
+  const auto value = [&](const char* key) -> const std::string* {
+    auto it = values.find(key);
+    return it == values.end() ? nullptr : &it->second->value;
   };
-  if (vm.count("default_target")) {
-    const std::string v = trim(vm["default_target"].as<std::string>());
-    check_target_name(v, origin("default_target"));
-    c.default_target = v;
-    c.default_target_origin = "config file " + path.string() + ":" + std::to_string(where.line_of("default_target"));
+  if (const std::string* v = value("default_target")) {
+    check_target_name(*v, origin("default_target"));
+    c.default_target = *v;
+    c.default_target_origin = "config file " + path.string() + ":" + std::to_string(values.at("default_target")->line);
   }
-  if (vm.count("plugin_path")) c.plugin_path = resolve_paths(vm["plugin_path"].as<std::string>(), base, origin("plugin_path"));
-  if (vm.count("manifest_path")) {
-    c.manifest_path = resolve_paths(vm["manifest_path"].as<std::string>(), base, origin("manifest_path"));
-  }
-  if (vm.count("log_level")) {
-    c.log_level = trim(vm["log_level"].as<std::string>());
-    check_log_level(c.log_level, origin("log_level"));
-  }
-  if (vm.count("disable_plugins")) c.disable_plugins = plugin_names(vm["disable_plugins"].as<std::string>(), origin("disable_plugins"));
-  if (vm.count("allow_insecure_plugins")) {
-    c.allow_insecure_plugins =
-        parse_flag(trim(vm["allow_insecure_plugins"].as<std::string>()), origin("allow_insecure_plugins"));
+  if (const std::string* v = value("plugin_path")) c.plugin_path = resolve_paths(*v, base, origin("plugin_path"));
+  if (const std::string* v = value("manifest_path")) c.manifest_path = resolve_paths(*v, base, origin("manifest_path"));
+  if (const std::string* v = value("log_level")) c.log_level = checked_log_level(*v, origin("log_level"));
+  if (const std::string* v = value("disable_plugins")) c.disable_plugins = plugin_names(*v, origin("disable_plugins"));
+  if (const std::string* v = value("allow_insecure_plugins")) {
+    c.allow_insecure_plugins = parse_flag(*v, origin("allow_insecure_plugins"));
   }
   return c;
+}
+
+std::vector<fs::path> config_search_path() {
+  if (const char* explicit_path = env("TILEOPS_CONFIG")) return {fs::path(explicit_path)};
+  // Relative directories in the XDG variables are ignored, as the XDG base directory rules say.
+  const auto absolute_dir = [](const char* dir) { return dir != nullptr && fs::path(dir).is_absolute(); };
+  std::vector<fs::path> candidates;
+  if (const char* xdg_home = env("XDG_CONFIG_HOME"); absolute_dir(xdg_home)) {
+    candidates.push_back(fs::path(xdg_home) / "tileops" / "tileops.conf");
+  } else if (const char* home = env("HOME"); absolute_dir(home)) {
+    candidates.push_back(fs::path(home) / ".config" / "tileops" / "tileops.conf");
+  }
+  for (const std::string& dir : split(env("XDG_CONFIG_DIRS") ? env("XDG_CONFIG_DIRS") : "/etc/xdg", ':')) {
+    if (absolute_dir(dir.c_str())) candidates.push_back(fs::path(dir) / "tileops" / "tileops.conf");
+  }
+  candidates.emplace_back("/etc/tileops/tileops.conf");
+  return candidates;
 }
 
 std::optional<fs::path> find_config_file() {
@@ -251,18 +242,7 @@ std::optional<fs::path> find_config_file() {
     }
     return fs::path(explicit_path);
   }
-  // Relative directories in the XDG variables are ignored, as the XDG base directory rules say.
-  const auto absolute_dir = [](const char* dir) { return dir != nullptr && fs::path(dir).is_absolute(); };
-  std::vector<fs::path> candidates;
-  if (const char* xdg_home = env("XDG_CONFIG_HOME"); absolute_dir(xdg_home)) {
-    candidates.push_back(fs::path(xdg_home) / "tileops" / "tileops.conf");
-  } else if (const char* home = env("HOME"); absolute_dir(home)) {
-    candidates.push_back(fs::path(home) / ".config" / "tileops" / "tileops.conf");
-  }
-  for (const std::string& dir : split(env("XDG_CONFIG_DIRS") ? env("XDG_CONFIG_DIRS") : "/etc/xdg", ':')) {
-    if (absolute_dir(dir.c_str())) candidates.push_back(fs::path(dir) / "tileops" / "tileops.conf");
-  }
-  candidates.emplace_back("/etc/tileops/tileops.conf");
+  const std::vector<fs::path> candidates = config_search_path();
   // A candidate that exists but is no regular file is reported rather than passed over: the
   // user meant it as their config.
   for (const fs::path& p : candidates) {
@@ -293,10 +273,7 @@ Config load_config(const std::optional<fs::path>& file) {
   if (const char* v = env("TILEOPS_MANIFEST_PATH")) {
     c.manifest_path = resolve_paths(v, working_directory(), "environment variable TILEOPS_MANIFEST_PATH");
   }
-  if (const char* v = env("TILEOPS_LOG_LEVEL")) {
-    check_log_level(v, "environment variable TILEOPS_LOG_LEVEL");
-    c.log_level = v;
-  }
+  if (const char* v = env("TILEOPS_LOG_LEVEL")) c.log_level = checked_log_level(v, "environment variable TILEOPS_LOG_LEVEL");
   if (const char* v = env("TILEOPS_DISABLE_PLUGINS")) {
     c.disable_plugins = plugin_names(v, "environment variable TILEOPS_DISABLE_PLUGINS");
   }
@@ -314,7 +291,7 @@ Config config() {
 }
 
 void set_config(Config c) {
-  check_log_level(c.log_level, "set_config: log_level");
+  c.log_level = checked_log_level(c.log_level, "set_config: log_level");
   if (c.default_target) check_target_name(*c.default_target, "set_config: default_target");
   if (!c.default_target) c.default_target_origin.clear();
   if (c.default_target && c.default_target_origin.empty()) c.default_target_origin = "set_config";
@@ -329,9 +306,32 @@ void set_config(Config c) {
   ProcessConfig& pc = process_config();
   {
     std::lock_guard lock(pc.mutex);
+    if (pc.frozen) {
+      const Config& now = pc.value ? *pc.value : c;
+      std::string changed;
+      const auto note = [&changed](bool differs, const char* key) {
+        if (differs) changed += (changed.empty() ? "" : ", ") + std::string(key);
+      };
+      note(c.plugin_path != now.plugin_path, "plugin_path");
+      note(c.manifest_path != now.manifest_path, "manifest_path");
+      note(c.disable_plugins != now.disable_plugins, "disable_plugins");
+      note(c.allow_insecure_plugins != now.allow_insecure_plugins, "allow_insecure_plugins");
+      if (!changed.empty()) {
+        throw ConfigError("set_config: " + changed + " cannot change once the backends and manifests are loaded (at "
+                          "the first op or load_backends()); nothing was applied. Call set_config before the first "
+                          "op; default_target and log_level may change at any time");
+      }
+    }
     pc.value = std::move(c);
   }
   set_log_level(pc.value->log_level);
+}
+
+void detail::freeze_load_time_config() {
+  ProcessConfig& pc = process_config();
+  std::lock_guard lock(pc.mutex);
+  if (!pc.value) pc.value = load_config();
+  pc.frozen = true;
 }
 
 }  // namespace tileops

@@ -1,7 +1,5 @@
 #include "tileops/dlpack.hpp"
 
-#include <dlpack/dlpack.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -66,7 +64,11 @@ DType dtype_from_dl(const DLDataType& t) {
                   "bfloat16, float32 or float64");
 }
 
-DLDataType dtype_to_dl(DType d) {
+DLDataType dtype_to_dl(DType d, bool versioned) {
+  if (d == DType::bool_ && !versioned) {
+    throw TypeError("to_dlpack: bool has no code in DLPack 0.x (kDLBool came with 0.8, which a DLManagedTensor "
+                    "consumer may predate); export with to_dlpack_versioned or convert with tensor.to(DType::uint8)");
+  }
   DLDataType t{};
   t.lanes = 1;
   t.bits = static_cast<std::uint8_t>(dtype_bits(d));
@@ -126,16 +128,45 @@ DLDevice device_to_dl(const Device& d) {
   throw TypeError("to_dlpack: device " + d.str() + " has no DLPack device code; expected cpu, cuda or hip");
 }
 
-// What an exported DLManagedTensor owns: a handle on the tensor (keeping the storage alive)
-// and the arrays DLTensor points into.
+// What an exported managed tensor owns: a handle on the tensor (keeping the storage alive)
+// and the arrays DLTensor points into. `Managed` is DLManagedTensor or DLManagedTensorVersioned.
+template <typename Managed>
 struct ExportContext {
   Tensor tensor;
   std::vector<std::int64_t> shape;
   std::vector<std::int64_t> strides;
-  DLManagedTensor managed{};
+  Managed managed{};
 };
 
-void delete_export(DLManagedTensor* self) { delete static_cast<ExportContext*>(self->manager_ctx); }
+template <typename Managed>
+void delete_export(Managed* self) {
+  delete static_cast<ExportContext<Managed>*>(self->manager_ctx);
+}
+
+template <typename Managed>
+std::unique_ptr<ExportContext<Managed>> export_context(const Tensor& tensor, const char* who, bool versioned) {
+  if (!tensor.defined()) throw TypeError(std::string(who) + ": the tensor is undefined");
+  if (tensor.device().is_meta()) {
+    throw TypeError(std::string(who) + ": meta tensors carry no data and cannot be exported");
+  }
+  auto ctx = std::make_unique<ExportContext<Managed>>();
+  ctx->tensor = tensor;
+  ctx->shape.assign(tensor.shape().begin(), tensor.shape().end());
+  ctx->strides.assign(tensor.strides().begin(), tensor.strides().end());
+  DLTensor& t = ctx->managed.dl_tensor;
+  // data points at the first element and byte_offset stays 0: consumers that ignore
+  // byte_offset (libtorch 1.13) would otherwise read the view from the storage's start.
+  t.data = tensor.data_ptr();
+  t.device = device_to_dl(tensor.device());
+  t.ndim = static_cast<std::int32_t>(tensor.dim());
+  t.dtype = dtype_to_dl(tensor.dtype(), versioned);
+  t.shape = ctx->shape.data();
+  t.strides = ctx->strides.data();
+  t.byte_offset = 0;
+  ctx->managed.manager_ctx = ctx.get();
+  ctx->managed.deleter = &delete_export<Managed>;
+  return ctx;
+}
 
 // Throws ValueError when the extents, zeros counted as ones, multiply past 2^63: the element
 // count and every stride the tensor layer derives from the shape must be representable.
@@ -181,10 +212,9 @@ std::size_t byte_extent(const Shape& shape, const Strides& strides, std::size_t 
   return static_cast<std::size_t>(bytes);
 }
 
-}  // namespace
-
-Tensor from_dlpack(DLManagedTensor* managed) {
-  if (managed == nullptr) throw ValueError("from_dlpack: the DLManagedTensor pointer is null");
+// The tensor `managed->dl_tensor` describes, owning `managed` once it exists (see from_dlpack).
+template <typename Managed>
+Tensor import_tensor(Managed* managed, bool read_only) {
   const DLTensor& t = managed->dl_tensor;
   const DType dtype = dtype_from_dl(t.dtype);
   if (t.ndim < 0 || t.ndim > kMaxDLPackRank) {
@@ -221,11 +251,12 @@ Tensor from_dlpack(DLManagedTensor* managed) {
   const Device device = device_from_dl(t.device);
   // Ownership passes to the storage only once the tensor exists: until then an exception
   // (an allocation failure) disarms the release, so that the caller still owns `managed`.
-  auto owned = std::make_shared<DLManagedTensor*>(managed);
+  auto owned = std::make_shared<Managed*>(managed);
   auto storage = std::make_shared<Storage>(base, extent, device, [owned](void*) {
-    DLManagedTensor* m = *owned;
+    Managed* m = *owned;
     if (m != nullptr && m->deleter != nullptr) m->deleter(m);
   });
+  if (read_only) storage->set_read_only();
   try {
     return Tensor::from_storage(storage, shape, strides, 0, dtype);
   } catch (...) {
@@ -234,23 +265,36 @@ Tensor from_dlpack(DLManagedTensor* managed) {
   }
 }
 
+}  // namespace
+
+Tensor from_dlpack(DLManagedTensor* managed) {
+  if (managed == nullptr) throw ValueError("from_dlpack: the DLManagedTensor pointer is null");
+  return import_tensor(managed, false);
+}
+
+Tensor from_dlpack(DLManagedTensorVersioned* managed) {
+  if (managed == nullptr) throw ValueError("from_dlpack: the DLManagedTensorVersioned pointer is null");
+  if (managed->version.major != kDLPackVersion.major) {
+    throw ValueError("from_dlpack: DLManagedTensorVersioned of DLPack " + std::to_string(managed->version.major) + "." +
+                     std::to_string(managed->version.minor) + ", expected major version " +
+                     std::to_string(kDLPackVersion.major));
+  }
+  return import_tensor(managed, (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
+}
+
 DLManagedTensor* to_dlpack(const Tensor& tensor) {
-  if (!tensor.defined()) throw TypeError("to_dlpack: the tensor is undefined");
-  if (tensor.device().is_meta()) throw TypeError("to_dlpack: meta tensors carry no data and cannot be exported");
-  auto ctx = std::make_unique<ExportContext>();
-  ctx->tensor = tensor;
-  ctx->shape.assign(tensor.shape().begin(), tensor.shape().end());
-  ctx->strides.assign(tensor.strides().begin(), tensor.strides().end());
-  DLTensor& t = ctx->managed.dl_tensor;
-  t.data = tensor.storage() ? tensor.storage()->data() : nullptr;
-  t.device = device_to_dl(tensor.device());
-  t.ndim = static_cast<std::int32_t>(tensor.dim());
-  t.dtype = dtype_to_dl(tensor.dtype());
-  t.shape = ctx->shape.data();
-  t.strides = ctx->strides.data();
-  t.byte_offset = static_cast<std::uint64_t>(tensor.offset()) * dtype_size(tensor.dtype());
-  ctx->managed.manager_ctx = ctx.get();
-  ctx->managed.deleter = &delete_export;
+  return &export_context<DLManagedTensor>(tensor, "to_dlpack", false).release()->managed;
+}
+
+DLManagedTensorVersioned* to_dlpack_versioned(const Tensor& tensor, DLPackVersion consumer_max, bool read_only) {
+  if (consumer_max.major < kDLPackVersion.major) {
+    throw TypeError("to_dlpack_versioned: the consumer reads DLPack up to " + std::to_string(consumer_max.major) + "." +
+                    std::to_string(consumer_max.minor) + ", which has no DLManagedTensorVersioned; use to_dlpack");
+  }
+  auto ctx = export_context<DLManagedTensorVersioned>(tensor, "to_dlpack_versioned", true);
+  ctx->managed.version = kDLPackVersion;
+  const bool locked = read_only || (tensor.storage() && tensor.storage()->read_only());
+  ctx->managed.flags = locked ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
   return &ctx.release()->managed;
 }
 

@@ -36,10 +36,12 @@ spdlog::logger& log() {
 }
 
 void set_log_level(const std::string& level) {
-  if (!is_log_level_name(level)) {
-    throw ConfigError("invalid log level '" + level + "'; expected trace, debug, info, warn, error, critical or off");
+  const std::optional<std::string> name = canonical_log_level(level);
+  if (!name) {
+    throw ConfigError("invalid log level '" + level +
+                      "'; expected trace, debug, info, warn (or warning), error, critical or off, in any case");
   }
-  log().set_level(spdlog::level::from_str(level));
+  log().set_level(spdlog::level::from_str(*name));
 }
 
 }  // namespace tileops

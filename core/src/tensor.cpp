@@ -13,6 +13,13 @@ namespace tileops {
 
 namespace {
 
+void require_writable(const Tensor& t, const char* what) {
+  if (t.storage() && t.storage()->read_only()) {
+    throw ValueError(std::string("Tensor::") + what + ": " + t.str() +
+                     " is read-only (imported from DLPack with DLPACK_FLAG_BITMASK_READ_ONLY)");
+  }
+}
+
 void require_host(const Tensor& t, const char* what) {
   if (t.device().is_meta()) {
     throw RuntimeError(std::string("Tensor::") + what + " cannot read or write a meta tensor " + t.str() +
@@ -365,6 +372,7 @@ double Tensor::get(std::int64_t index) const {
 
 void Tensor::set(std::int64_t index, double value) const {
   require_host(*this, "set");
+  require_writable(*this, "set");
   const Impl& i = impl();
   if (index < 0 || index >= numel()) {
     throw ValueError("Tensor::set: index " + std::to_string(index) + " is outside [0, " + std::to_string(numel()) + ")");
@@ -386,10 +394,12 @@ std::vector<double> Tensor::to_doubles() const {
 
 void Tensor::fill(double value) const {
   require_host(*this, "fill");
+  require_writable(*this, "fill");
   for (std::int64_t k = 0; k < numel(); ++k) set(k, value);
 }
 
 void Tensor::copy_from(const Tensor& src) const {
+  require_writable(*this, "copy_from");
   if (src.shape() != shape()) {
     throw ValueError("Tensor::copy_from: source " + src.str() + " and destination " + str() + " differ in shape");
   }

@@ -110,10 +110,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const bool inside = where >= 2 && first >= lo && first - lo <= buffer_size && nbytes <= buffer_size - (first - lo);
     if (inside && tensor.device().is_cpu() && tensor.numel() <= kMaxRead) {
       tensor.to_doubles();
-      DLManagedTensor* exported = tileops::to_dlpack(tensor);
+      // The versioned export takes every dtype (the legacy one refuses bool).
+      DLManagedTensorVersioned* exported = tileops::to_dlpack_versioned(tensor);
       const tileops::Tensor back = tileops::from_dlpack(exported);
       if (back.shape() != tensor.shape() || back.strides() != tensor.strides() || back.data_ptr() != tensor.data_ptr()) {
-        broken("a round trip through to_dlpack changed the tensor");
+        broken("a round trip through to_dlpack_versioned changed the tensor");
       }
     }
     tensor = tileops::Tensor();

@@ -271,3 +271,30 @@ TrimFwdOp:
     p->check_call(st, CallArgs{two, Tensor()}, c, r);
   }, "TrimFwdOp: takes 1 input tensor slot(s), got 2");
 }
+
+TEST_CASE("a shape rule with a manifest message shows the message and the values seen, not the expression") {
+  const auto p = compile(R"yaml(
+ScaleFwdOp:
+  family: test
+  status: spec-only
+  signature:
+    forall: {M: Dim, T: "DType[float32]"}
+    params:
+      scale: {type: float, default: 1.0}
+    inputs:
+      x: {dtype: T, shape: "[M]"}
+    outputs:
+      y: {dtype: T, shape: "[M]"}
+    shape_rules:
+    - {rule: "scale > 0", message: "scale must be positive"}
+    - "M % 2 == 0"
+  workloads:
+  - {M: 4, dtype_cases: [{T: float32}], label: even}
+  roofline:
+    flops: "M"
+)yaml",
+                         "ScaleFwdOp");
+  expect_error<ValueError>([&] { p->check_construction({{"scale", -2.0}}); }, "ScaleFwdOp: scale must be positive (scale = -2)");
+  expect_error<ValueError>([&] { run_call(*p, {{"scale", 1.0}}, {meta({3}, DType::float32)}); },
+                           "ScaleFwdOp: shape_rules[1] 'M % 2 == 0' is false (M = 3)");
+}

@@ -9,13 +9,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <csignal>
 #include <iostream>
+#include <optional>
 #include <limits>
 #include <sstream>
 #include <thread>
 
 #include "command.hpp"
+#include "csv_file.hpp"
 #include "common_options.hpp"
 #include "json_text.hpp"
 #include "op_inputs.hpp"
@@ -88,6 +90,61 @@ Peaks measure_peaks(const po::variables_map& vm, const Device& device) {
   return p;
 }
 
+void print_table_head(const Peaks& peaks, const Device& device) {
+  const bool on_host = device_runtime(device.type()).host_accessible();
+  std::printf("peaks: %.1f GB/s (%s), %.1f GFLOP/s (%s)\n\n", peaks.bytes_per_second / 1e9,
+              on_host ? "memcpy on every hardware thread" : "device-to-device copy", peaks.flops_per_second / 1e9,
+              on_host ? "float32 GEMM 1024^3" : "bfloat16 GEMM 4096^3");
+  std::printf("%-16s %-34s %10s %9s %9s %8s  %s\n", "op", "case", "ms", "GB/s", "GFLOP/s", "roofline", "kernels");
+  std::fflush(stdout);
+}
+
+// One row of the table, printed (and flushed) as soon as it is measured.
+void print_table_row(const nlohmann::json& row) {
+  if (row.contains("error")) {
+    std::printf("%-16s %-34s error: %s\n", row["op"].get<std::string>().c_str(), row["case"].get<std::string>().c_str(),
+                row["error"].get<std::string>().c_str());
+  } else {
+    std::printf("%-16s %-34s %10.3f %9.2f %9.2f %7.0f%%  %s\n", row["op"].get<std::string>().c_str(),
+                row["case"].get<std::string>().c_str(), row["ms"].get<double>(), row["gbps"].get<double>(),
+                row["gflops"].get<double>(), 100 * row["roofline_fraction"].get<double>(),
+                kernels_text(row["kernels"]).c_str());
+  }
+  std::fflush(stdout);
+}
+
+std::vector<std::string> csv_fields(const nlohmann::json& row) {
+  const auto num = [&](const char* k) { return row.contains(k) ? std::to_string(row[k].get<double>()) : std::string(); };
+  const auto str = [&](const char* k) {
+    return row.contains(k) && row[k].is_string() ? row[k].get<std::string>() : std::string();
+  };
+  return {str("op"),  str("case"), num("ms"), num("gbps"), num("gflops"), num("roofline_fraction"), str("serving_target"),
+          row.contains("kernels") ? kernels_text(row["kernels"]) : std::string(), str("error")};
+}
+
+// While alive, SIGINT (Ctrl-C) asks the rows to stop instead of killing the process: the row
+// being measured completes, and the rows done are printed and written.
+class InterruptScope {
+ public:
+  // A SIGINT the process was started ignoring (a background job) stays ignored.
+  InterruptScope() : previous_(std::signal(SIGINT, &InterruptScope::on_signal)) {
+    flag() = 0;
+    if (previous_ == SIG_IGN) std::signal(SIGINT, SIG_IGN);
+  }
+  ~InterruptScope() { std::signal(SIGINT, previous_); }
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+  bool requested() const { return flag() != 0; }
+
+ private:
+  static volatile std::sig_atomic_t& flag() {
+    static volatile std::sig_atomic_t f = 0;
+    return f;
+  }
+  static void on_signal(int) { flag() = 1; }
+  void (*previous_)(int);
+};
+
 }  // namespace
 
 int run_bench(const std::vector<std::string>& args) {
@@ -139,14 +196,11 @@ int run_bench(const std::vector<std::string>& args) {
   }
   if (vm["repeat"].as<int>() < 1) throw UsageError("tileops bench: --repeat must be at least 1");
   if (vm["warmup"].as<int>() < 0) throw UsageError("tileops bench: --warmup must be at least 0");
-  // Opened before the rows run, so that an unwritable path fails at once.
-  std::ofstream csv;
+  // Opened, and its header written, before the rows run, so that an unwritable path fails at once.
+  std::optional<CsvFile> csv;
   if (vm.count("csv")) {
-    csv.open(vm["csv"].as<std::string>());
-    if (!csv) {
-      throw UsageError("tileops bench: cannot open --csv file '" + vm["csv"].as<std::string>() +
-                       "' for writing: " + std::strerror(errno));
-    }
+    csv.emplace(vm["csv"].as<std::string>(), "tileops bench");
+    csv->write_row({"op", "case", "ms", "gbps", "gflops", "roofline_fraction", "serving_target", "kernels", "error"});
   }
   SignaturePlan::IndexCap cap;
   if (vm.count("cap")) {
@@ -170,9 +224,12 @@ int run_bench(const std::vector<std::string>& args) {
     }
   }
 
-  const bool progress = isatty(fileno(stderr)) != 0 && !vm.count("json");
+  const bool json = vm.count("json") != 0;
+  const bool progress = isatty(fileno(stderr)) != 0 && !json;
+  if (!json) print_table_head(peaks, device);
+  const InterruptScope interrupt;
   nlohmann::json rows = nlohmann::json::array();
-  for (std::size_t i = 0; i < cases.size(); ++i) {
+  for (std::size_t i = 0; i < cases.size() && !interrupt.requested(); ++i) {
     const auto& [entry, c] = cases[i];
     if (progress) std::fprintf(stderr, "\r[%zu/%zu] %s %s\033[K", i + 1, cases.size(), entry->name.c_str(), c.id.c_str());
     ParamMap params = c.params;
@@ -187,57 +244,32 @@ int run_bench(const std::vector<std::string>& args) {
                                       vm["repeat"].as<int>());
       const Roofline r = op->eval_roofline();
       const double roof = std::max(r.bytes / peaks.bytes_per_second, r.flops / peaks.flops_per_second);
+      const auto serving = op->serving_target();
       row.update({{"ms", s * 1e3},
                   {"gbps", r.bytes / s / 1e9},
                   {"gflops", r.flops / s / 1e9},
                   {"roofline_fraction", roof / s},
-                  {"serving_target", op->serving_target().value_or("-")},
-                  {"kernels", kernels_text(kernels_json(*op))}});
+                  {"serving_target", serving ? nlohmann::json(*serving) : nlohmann::json(nullptr)},
+                  {"kernels", kernels_json(*op)}});
     } catch (const std::exception& e) {
       row["error"] = e.what();
     }
-    rows.push_back(row);
+    if (progress) std::fprintf(stderr, "\r\033[K");
+    if (!json) print_table_row(row);
+    if (csv) csv->write_row(csv_fields(row));
+    rows.push_back(std::move(row));
   }
-  if (progress) std::fprintf(stderr, "\r\033[K");
 
-  if (vm.count("json")) {
+  if (json) {
     std::cout << json_text({{"peak_gbps", peaks.bytes_per_second / 1e9},
                             {"peak_gflops", peaks.flops_per_second / 1e9},
                             {"rows", rows}})
               << "\n";
-  } else {
-    const bool on_host = device_runtime(device.type()).host_accessible();
-    std::printf("peaks: %.1f GB/s (%s), %.1f GFLOP/s (%s)\n\n", peaks.bytes_per_second / 1e9,
-                on_host ? "memcpy on every hardware thread" : "device-to-device copy", peaks.flops_per_second / 1e9,
-                on_host ? "float32 GEMM 1024^3" : "bfloat16 GEMM 4096^3");
-    std::printf("%-16s %-34s %10s %9s %9s %8s  %s\n", "op", "case", "ms", "GB/s", "GFLOP/s", "roofline", "kernels");
-    for (const auto& row : rows) {
-      if (row.contains("error")) {
-        std::printf("%-16s %-34s error: %s\n", row["op"].get<std::string>().c_str(), row["case"].get<std::string>().c_str(),
-                    row["error"].get<std::string>().c_str());
-        continue;
-      }
-      std::printf("%-16s %-34s %10.3f %9.2f %9.2f %7.0f%%  %s\n", row["op"].get<std::string>().c_str(),
-                  row["case"].get<std::string>().c_str(), row["ms"].get<double>(), row["gbps"].get<double>(),
-                  row["gflops"].get<double>(), 100 * row["roofline_fraction"].get<double>(),
-                  row["kernels"].get<std::string>().c_str());
-    }
   }
-  if (csv.is_open()) {
-    csv << "op,case,ms,gbps,gflops,roofline_fraction,serving_target,kernels,error\n";
-    for (const auto& row : rows) {
-      auto num = [&](const char* k) { return row.contains(k) ? std::to_string(row[k].get<double>()) : std::string(); };
-      auto str = [&](const char* k) { return row.contains(k) ? "\"" + row[k].get<std::string>() + "\"" : std::string(); };
-      csv << row["op"].get<std::string>() << "," << row["case"].get<std::string>() << "," << num("ms") << ","
-          << num("gbps") << "," << num("gflops") << "," << num("roofline_fraction") << "," << str("serving_target") << ","
-          << str("kernels") << "," << str("error") << "\n";
-    }
-    errno = 0;
-    csv.close();
-    if (!csv) {
-      throw RuntimeError("cannot write --csv file '" + vm["csv"].as<std::string>() + "'" +
-                         (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
-    }
+  if (csv) csv->close();
+  if (interrupt.requested()) {
+    std::cerr << "tileops bench: interrupted; " << rows.size() << " of " << cases.size() << " row(s) done\n";
+    return 130;
   }
   for (const auto& row : rows) {
     if (row.contains("error")) return 1;

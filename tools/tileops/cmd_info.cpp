@@ -1,4 +1,6 @@
-// `tileops info [--json]`.
+// `tileops info [--json]`: the version, the config in effect and every file searched for it, the
+// plugin path, the devices and the backends.
+#include <filesystem>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +39,28 @@ nlohmann::json device_json() {
   return devices;
 }
 
+// The config files looked at, in order, each with whether it exists: the --config file alone
+// when one was given.
+nlohmann::json config_search_json(const po::variables_map& vm) {
+  std::vector<std::filesystem::path> files;
+  if (vm.count("config")) {
+    files.emplace_back(vm["config"].as<std::string>());
+  } else {
+    files = config_search_path();
+  }
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& f : files) {
+    std::error_code ec;
+    list.push_back({{"path", f.string()}, {"exists", std::filesystem::exists(f, ec)}});
+  }
+  return list;
+}
+
+bool present(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::exists(p, ec);
+}
+
 }  // namespace
 
 int run_info(const std::vector<std::string>& args) {
@@ -54,6 +78,7 @@ int run_info(const std::vector<std::string>& args) {
   info["config_file"] = cfg.file ? nlohmann::json(cfg.file->string()) : nlohmann::json(nullptr);
   info["default_target"] = cfg.default_target ? nlohmann::json(*cfg.default_target) : nlohmann::json(nullptr);
   info["log_level"] = cfg.log_level;
+  info["config_search_path"] = config_search_json(vm);
   nlohmann::json path = nlohmann::json::array();
   for (const auto& p : plugin_search_path()) path.push_back(p.string());
   info["plugin_path"] = path;
@@ -68,9 +93,13 @@ int run_info(const std::vector<std::string>& args) {
   }
   std::cout << "tileops " << kVersion << "\n";
   std::cout << "config file:    " << (cfg.file ? cfg.file->string() : "(none)") << "\n";
+  std::cout << "config files searched:\n";
+  for (const auto& f : info["config_search_path"]) {
+    std::cout << "  " << f["path"].get<std::string>() << (f["exists"].get<bool>() ? "" : "  (absent)") << "\n";
+  }
   std::cout << "default target: " << (cfg.default_target ? *cfg.default_target : "(detect per device)") << "\n";
   std::cout << "plugin path:\n";
-  for (const auto& p : plugin_search_path()) std::cout << "  " << p.string() << "\n";
+  for (const auto& p : plugin_search_path()) std::cout << "  " << p.string() << (present(p) ? "" : "  (absent)") << "\n";
   std::cout << "devices:\n";
   for (const auto& rt : info["devices"]) {
     std::cout << "  " << rt["type"].get<std::string>() << ": " << rt["count"].get<int>() << " device(s)\n";

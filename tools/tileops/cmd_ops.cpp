@@ -20,17 +20,24 @@ std::string join(const nlohmann::json& list) {
   return s.empty() ? "-" : s;
 }
 
+// A JSON value as the text listing shows it: strings quoted as in the manifest, None for null.
+std::string value_text(const nlohmann::json& v) {
+  if (v.is_null()) return "None";
+  return v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump();
+}
+
 void print_text(const nlohmann::json& op) {
   std::cout << op["name"].get<std::string>() << "  (family " << op["family"].get<std::string>() << ")\n";
   for (const auto& p : op["params"]) {
     std::cout << "  param  " << p["name"].get<std::string>() << ": "
               << (p.contains("type") ? p["type"].get<std::string>() : "tensor " + p["dtype"].get<std::string>())
-              << (p["default"].is_null() ? "" : " = " + p["default"].get<std::string>()) << "\n";
+              << (p["required"].get<bool>() ? "" : " = " + value_text(p["default"])) << "\n";
   }
   for (const auto& in : op["inputs"]) {
     std::cout << "  input  " << in["name"].get<std::string>() << ": " << in["dtype"].get<std::string>() << " "
               << in["shape"].get<std::string>() << (in.contains("optional") ? "  (optional)" : "")
-              << (in.contains("mutated") ? "  (mutated: " + in["mutated"].get<std::string>() + ")" : "") << "\n";
+              << (in.contains("mutated") ? "  (mutated: " + (in["mutated"].is_string() ? in["mutated"].get<std::string>() : "true") + ")" : "")
+              << "\n";
   }
   for (const auto& out : op["outputs"]) {
     std::cout << "  output " << out["name"].get<std::string>() << ": " << out["dtype"].get<std::string>() << " "

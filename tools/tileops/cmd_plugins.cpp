@@ -1,4 +1,5 @@
-// `tileops plugins [--json]`: the plugins loaded, the load failures and the skipped files.
+// `tileops plugins [--json] [--strict]`: the plugins loaded, the load failures and the skipped
+// files; with --strict, exit status 1 when a plugin failed to load.
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -15,10 +16,11 @@ namespace po = boost::program_options;
 
 int run_plugins(const std::vector<std::string>& args) {
   po::options_description options("plugins options");
-  options.add_options()("json", "print one JSON object instead of text");
+  options.add_options()("json", "print one JSON object instead of text")
+      ("strict", "exit with status 1 when a plugin failed to load");
   add_common_options(options);
   po::variables_map vm;
-  if (!parse_args("plugins", "[--json]", args, options, vm)) return 0;
+  if (!parse_args("plugins", "[--json] [--strict]", args, options, vm)) return 0;
   apply_common_options(vm);
   load_backends();
 
@@ -29,9 +31,13 @@ int run_plugins(const std::vector<std::string>& args) {
   report["plugins"] = plugins_json();
   report["load_failures"] = load_failures_json();
   report["skipped"] = skipped_plugins_json();
+  const int status = vm.count("strict") && !report["load_failures"].empty() ? 1 : 0;
+  if (status != 0) {
+    std::cerr << "tileops plugins: " << report["load_failures"].size() << " plugin(s) failed to load (--strict)\n";
+  }
   if (vm.count("json")) {
     std::cout << json_text(report) << "\n";
-    return 0;
+    return status;
   }
   std::cout << "plugins loaded:" << (report["plugins"].empty() ? " (none)" : "") << "\n";
   for (const auto& p : report["plugins"]) {
@@ -51,7 +57,7 @@ int run_plugins(const std::vector<std::string>& args) {
       std::cout << "  " << s["path"].get<std::string>() << ": " << s["reason"].get<std::string>() << "\n";
     }
   }
-  return 0;
+  return status;
 }
 
 }  // namespace tileops::cli

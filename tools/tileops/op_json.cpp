@@ -1,5 +1,8 @@
 #include "op_json.hpp"
 
+#include <type_traits>
+#include <variant>
+
 #include "signature/signature_plan.hpp"
 #include "manifest/op_spec.hpp"
 #include "tileops/backend.hpp"
@@ -17,6 +20,32 @@ nlohmann::json kernel_json(const std::string& key, const std::string& plugin, co
           {"preferred_over", t.preferred_over}};
 }
 
+// A value as the JSON type it is: None as null, numbers as numbers, lists and shapes as arrays;
+// dtypes, devices and tensors as their names.
+template <typename Variant>
+nlohmann::json value_json(const Variant& value) {
+  return std::visit(
+      [&value](const auto& v) -> nlohmann::json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return nullptr;
+        } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::int64_t> || std::is_same_v<T, double> ||
+                             std::is_same_v<T, std::string>) {
+          return v;
+        } else if constexpr (std::is_same_v<T, Shape> || std::is_same_v<T, std::vector<std::int64_t>>) {
+          return std::vector<std::int64_t>(v.begin(), v.end());
+        } else {
+          return value_str(value);
+        }
+      },
+      value);
+}
+
+// A declaration that is true, false or an expression: a bool, or the expression's text.
+nlohmann::json flag_json(bool set, const std::string& expr) {
+  return expr.empty() ? nlohmann::json(set) : nlohmann::json(expr);
+}
+
 }  // namespace
 
 nlohmann::json op_json(const OpCatalogEntry& entry) {
@@ -31,14 +60,15 @@ nlohmann::json op_json(const OpCatalogEntry& entry) {
     } else {
       j["type"] = p.type;
     }
-    j["default"] = p.default_value ? nlohmann::json(value_str(*p.default_value)) : nlohmann::json(nullptr);
+    j["required"] = !p.default_value.has_value();
+    j["default"] = p.default_value ? value_json(*p.default_value) : nlohmann::json(nullptr);
     params.push_back(j);
   }
   nlohmann::json inputs = nlohmann::json::array();
   for (const auto& in : spec.inputs) {
     nlohmann::json j = {{"name", in.name}, {"dtype", in.dtype}, {"shape", in.shape}};
-    if (in.optional || !in.optional_expr.empty()) j["optional"] = in.optional_expr.empty() ? "true" : in.optional_expr;
-    if (in.mutated || !in.mutated_expr.empty()) j["mutated"] = in.mutated_expr.empty() ? "true" : in.mutated_expr;
+    if (in.optional || !in.optional_expr.empty()) j["optional"] = flag_json(in.optional, in.optional_expr);
+    if (in.mutated || !in.mutated_expr.empty()) j["mutated"] = flag_json(in.mutated, in.mutated_expr);
     inputs.push_back(j);
   }
   nlohmann::json outputs = nlohmann::json::array();
@@ -76,7 +106,7 @@ nlohmann::json op_json(const OpCatalogEntry& entry) {
 
 nlohmann::json record_json(const SignatureCall& record) {
   nlohmann::json indices = nlohmann::json::object();
-  for (const IndexRecord& i : record.indices) indices[std::string(i.name)] = value_str(i.value);
+  for (const IndexRecord& i : record.indices) indices[std::string(i.name)] = value_json(i.value);
   nlohmann::json tensors = nlohmann::json::object();
   for (const TensorRecord& t : record.tensors) {
     tensors[std::string(t.name)] = {{"shape", std::vector<std::int64_t>(t.shape.begin(), t.shape.end())},

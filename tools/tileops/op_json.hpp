@@ -9,7 +9,9 @@
 namespace tileops::cli {
 
 // {name, family, params, inputs, outputs, compile_op_names, interfaces: [{name, type, kernels:
-// [{key, plugin, devices, general, preferred_over}]}]} of one catalog entry.
+// [{key, plugin, devices, general, preferred_over}]}]} of one catalog entry. Values are typed:
+// a parameter's `default` is null for None (and for a `required` one), a number, a string or an
+// array; an input's `optional` and `mutated` are true or the expression's text.
 nlohmann::json op_json(const OpCatalogEntry& entry);
 
 // The fields of a call record: indices, branch_key, device, tensors, traffic, written,

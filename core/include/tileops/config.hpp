@@ -25,7 +25,8 @@ struct TILEOPS_API Config {
   std::vector<std::filesystem::path> plugin_path;
   // Extra directories of manifest YAML files (an application's own ops).
   std::vector<std::filesystem::path> manifest_path;
-  // spdlog level name: trace, debug, info, warn, error, critical or off.
+  // spdlog level name: trace, debug, info, warn, error, critical or off (canonical: the file,
+  // the environment and set_config also take any case and `warning`).
   std::string log_level = "warn";
   // Plugin names ("cuda" for libtileops_cuda.so) that are not loaded.
   std::vector<std::string> disable_plugins;
@@ -34,10 +35,13 @@ struct TILEOPS_API Config {
   bool allow_insecure_plugins = false;
 };
 
-// Parses one INI file. Keys: default_target, plugin_path (':'-separated, relative entries are
-// relative to the file's directory), manifest_path (likewise), log_level, disable_plugins
-// (','-separated), allow_insecure_plugins (true or false). '#' starts a comment. Throws ConfigError naming the file, the line and the
-// key for unknown keys, malformed lines, repeated keys and invalid values (a target name that
+// Parses one INI file, in one pass. Keys, before any section header or under [tileops]:
+// default_target, plugin_path (':'-separated, relative entries are relative to the file's
+// directory), manifest_path (likewise), log_level, disable_plugins (','-separated),
+// allow_insecure_plugins (true or false). Lines starting with '#' or ';' are comments, and '#'
+// after a value starts one; a value's surrounding quotes (" or ') are removed. Throws
+// ConfigError naming the file, the line and the key for unknown keys, keys in another section,
+// malformed lines, a repeated key (its second line, and the first) and invalid values (a target name that
 // is empty, longer than 256 characters or not printable ASCII without spaces; a path entry longer
 // than 4096 characters or a value with control characters; a plugin name with spaces or '/'),
 // and naming the file and why for a path that is not a regular file of at most 16 MiB (the
@@ -51,6 +55,10 @@ TILEOPS_API Config parse_config_file(const std::filesystem::path& path);
 // but is not a regular file, or cannot be examined, is a ConfigError naming it.
 TILEOPS_API std::optional<std::filesystem::path> find_config_file();
 
+// The files find_config_file() looks at, in order: $TILEOPS_CONFIG alone when set, else the
+// candidates above (whether they exist or not).
+TILEOPS_API std::vector<std::filesystem::path> config_search_path();
+
 // The values of `file` (default: find_config_file(); none found: the defaults), then
 // TILEOPS_DEFAULT_TARGET, TILEOPS_PLUGIN_PATH, TILEOPS_MANIFEST_PATH, TILEOPS_LOG_LEVEL,
 // TILEOPS_DISABLE_PLUGINS and TILEOPS_ALLOW_INSECURE_PLUGINS (true or false, 1 or 0) on top. Throws ConfigError for a malformed file or variable, naming
@@ -60,10 +68,17 @@ TILEOPS_API Config load_config(const std::optional<std::filesystem::path>& file 
 // A copy of the process configuration: load_config() on first use (thread-safe).
 TILEOPS_API Config config();
 // Replaces the process configuration (validated like a file's values) and applies its log
-// level. A default_target without a default_target_origin gets "set_config". Call it before the first op is constructed: backends load once.
+// level. A default_target without a default_target_origin gets "set_config". Backends and
+// manifests load once, at the first op (or load_backends()): after that, a config that changes
+// plugin_path, manifest_path, disable_plugins or allow_insecure_plugins throws ConfigError
+// naming them and applies nothing; default_target (for instances that have not settled their
+// target yet) and log_level still apply.
 TILEOPS_API void set_config(Config config);
 
-// Names accepted by log_level.
+// The canonical name of a log level: trace, debug, info, warn, error, critical or off, taken in
+// any case, and `warning` for warn; nullopt for any other name.
+TILEOPS_API std::optional<std::string> canonical_log_level(const std::string& name);
+// Names accepted by log_level (those canonical_log_level knows).
 TILEOPS_API bool is_log_level_name(const std::string& name);
 
 }  // namespace tileops

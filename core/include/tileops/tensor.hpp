@@ -46,6 +46,11 @@ class TILEOPS_API Storage {
   std::size_t nbytes() const { return nbytes_; }
   const Device& device() const { return device_; }
 
+  // Memory its producer lent for reading only (a DLPack import flagged read-only): the call
+  // check refuses an op call that would write it, and set(), fill() and copy_from() refuse it.
+  bool read_only() const { return read_only_; }
+  void set_read_only() { read_only_ = true; }
+
  private:
   void* data_;
   std::size_t nbytes_;
@@ -53,6 +58,7 @@ class TILEOPS_API Storage {
   std::shared_ptr<DeviceRuntime> runtime_;
   void* stream_ = nullptr;  // the stream the runtime allocated on, and releases on
   Deleter deleter_;
+  bool read_only_ = false;
 };
 
 // A tensor handle. Copying a Tensor copies the handle, not the data. A default-constructed
@@ -133,7 +139,8 @@ class TILEOPS_API Tensor {
                     std::int64_t offset) const;
 
   // Element access for host-accessible tensors, converting through double. `index` is a
-  // linear index in row-major order of the logical shape (strides are honoured).
+  // linear index in row-major order of the logical shape (strides are honoured). set, fill and
+  // copy_from throw ValueError on read-only storage (Storage::read_only).
   double get(std::int64_t index) const;
   void set(std::int64_t index, double value) const;
   // All elements in row-major order.

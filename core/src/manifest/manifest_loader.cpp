@@ -323,7 +323,14 @@ void read_signature(OpSpec& spec, const YAML::Node& node) {
   if (const YAML::Node rules = node["shape_rules"]) {
     require_seq(rules, "signature.shape_rules");
     for (std::size_t i = 0; i < rules.size(); ++i) {
-      spec.shape_rules.push_back(text(rules[i], "signature.shape_rules[" + std::to_string(i) + "]"));
+      const std::string f = "signature.shape_rules[" + std::to_string(i) + "]";
+      if (rules[i].IsMap()) {
+        check_keys(rules[i], f, {"rule", "message"});
+        spec.shape_rules.push_back({text(require(rules[i], f, "rule"), sub(f, "rule")),
+                                    text(require(rules[i], f, "message"), sub(f, "message"))});
+      } else {
+        spec.shape_rules.push_back({text(rules[i], f), ""});
+      }
     }
   }
   if (const YAML::Node combos = node["dtype_combos"]) {

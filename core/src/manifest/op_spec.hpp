@@ -78,6 +78,13 @@ struct LetDecl {
   std::string expr;
 };
 
+// One `shape_rules` entry: the expression, and the sentence a failed check shows instead of it
+// (written `- {rule: "eps > 0", message: "eps must be positive"}`; empty for a bare expression).
+struct RuleDecl {
+  std::string expr;
+  std::string message;
+};
+
 // One `workloads` row.
 struct WorkloadRow {
   std::vector<std::pair<std::string, Value>> values;  // parameters and indices, as written
@@ -118,7 +125,7 @@ class OpSpec {
   std::vector<manifest::OutputDecl> outputs;
   std::vector<manifest::TypeFamilyDecl> types;
   std::vector<manifest::LetDecl> lets;
-  std::vector<std::string> shape_rules;
+  std::vector<manifest::RuleDecl> shape_rules;
   std::vector<std::vector<std::pair<std::string, std::string>>> dtype_combos;  // index -> dtype name
   std::vector<manifest::WorkloadRow> workloads;
   manifest::RooflineDecl roofline;

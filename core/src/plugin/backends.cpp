@@ -1,7 +1,10 @@
 // The process-wide plugin host behind load_backends() and the plugin queries.
 #include <chrono>
+#include <filesystem>
 #include <mutex>
+#include <set>
 
+#include "config_freeze.hpp"
 #include "plugin/plugin_host.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/config.hpp"
@@ -20,6 +23,25 @@ plugin::PluginHost& process_host() {
   return *host;
 }
 
+// Config entries that matched nothing are most likely typos: each gets a warning.
+void warn_unmatched_config(const Config& c, const plugin::PluginHost& host) {
+  for (const std::filesystem::path& dir : c.plugin_path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(dir, ec)) log().warn("plugin directory {} (on the configured plugin_path) does not exist", dir.string());
+  }
+  std::set<std::string> found;
+  for (const auto& p : host.loaded()) found.insert(p.name);
+  for (const auto& f : host.failures()) {
+    if (f.plugin) found.insert(*f.plugin);
+  }
+  for (const auto& s : host.skipped()) found.insert(s.name);
+  for (const std::string& name : c.disable_plugins) {
+    if (!found.contains(name)) {
+      log().warn("disable_plugins names '{}', but no plugin file libtileops_{}.so is on the plugin path", name, name);
+    }
+  }
+}
+
 }  // namespace
 
 void load_backends() {
@@ -32,8 +54,10 @@ void load_backends() {
   std::call_once(once, [] {
     const auto start = std::chrono::steady_clock::now();
     plugin::PluginHost& host = process_host();
+    detail::freeze_load_time_config();
     const Config c = config();
     host.load(plugin_search_path(), {c.disable_plugins, c.allow_insecure_plugins});
+    warn_unmatched_config(c, host);
     const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     log().info("loaded {} plugin(s) in {:.2f} ms; {} load failure(s), {} skipped", host.loaded().size(), ms,
                host.failures().size(), host.skipped().size());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "plugin/abi_check.hpp"
+#include "plugin/dlopen_error.hpp"
 #include "plugin/plugin_file.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/plugin.hpp"
@@ -93,7 +94,8 @@ std::shared_ptr<void> open_library(const PluginCandidate& candidate) {
   }
   if (handle == nullptr) {
     const char* why = dlerror();
-    throw BackendError("cannot be opened as a shared library: " + std::string(why != nullptr ? why : "dlopen failed"));
+    throw BackendError("cannot be opened as a shared library: " +
+                       (why != nullptr ? readable_dlopen_error(why) : std::string("dlopen failed")));
   }
   return std::shared_ptr<void>(handle, [](void* h) { dlclose(h); });
 }

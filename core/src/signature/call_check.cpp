@@ -18,6 +18,7 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   if (st.memo) {
     if (const CallMemo::Entry* e = st.memo->find(*this, args)) {
       e->replay(check, record);
+      check_writable(args, check);
       return;
     }
   }
@@ -126,8 +127,22 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
     if (effects_[b].key == effect) check.effect_branch = static_cast<int>(b);
   }
 
+  check_writable(args, check);
   fill_record(args, st, check, f, record);
   if (st.memo && !accelerator_device) st.memo->remember(args, check, record);
+}
+
+void CompiledPlan::check_writable(const CallArgs& args, const CallCheck& check) const {
+  const auto read_only = [](const Tensor& t) { return t.defined() && t.storage() && t.storage()->read_only(); };
+  for (int i = 0; i < n_inputs_; ++i) {
+    if (check.written[static_cast<std::size_t>(i)] && read_only(args.inputs[static_cast<std::size_t>(i)])) {
+      throw ValueError(message("input '" + input(i).name + "' is read-only (a DLPack import flagged read-only), but this " +
+                               "call writes it"));
+    }
+  }
+  if (read_only(args.out)) {
+    throw ValueError(message("the 'out' buffer is read-only (a DLPack import flagged read-only); pass a writable one"));
+  }
 }
 
 void CompiledPlan::check_dtype_combos(const Frame& f) const {

@@ -124,6 +124,7 @@ struct TensorDecl {
 
 struct Rule {
   std::string text;
+  std::string message;  // the manifest's human sentence for a failed check; empty: show `text`
   Expr expr;
   bool domain = false;       // reads only discriminants: checked before branch selection
   bool params_only = false;  // reads parameters only: checked at construction
@@ -233,6 +234,9 @@ class CompiledPlan final : public SignaturePlan {
                                     bool& accelerator) const;
   void check_devices(const CallArgs& args, const std::optional<Device>& device) const;
   void check_out(const Tensor& out, const CallCheck& check) const;
+  // Throws ValueError when the call would write read-only memory (a mutated input or the `out`
+  // buffer on a read-only DLPack import); run on memo hits too, the memo not keying on it.
+  void check_writable(const CallArgs& args, const CallCheck& check) const;
   void fill_record(const CallArgs& args, const ConstructionState& st, const CallCheck& check, const Frame& f,
                    SignatureCall& record) const;
   // Case `c` of workload row `r` (c indexes its dtype_cases; 0 when it has none): the case id,

@@ -375,14 +375,15 @@ void PlanBuilder::compile_rules_and_roofline() {
   const OpSpec& s = p.spec_;
   for (std::size_t i = 0; i < s.shape_rules.size(); ++i) {
     const std::string field = "signature.shape_rules[" + std::to_string(i) + "]";
-    std::optional<Expr> e = compile(s.shape_rules[i], field);
+    std::optional<Expr> e = compile(s.shape_rules[i].expr, field);
     if (!e) continue;
     if (e->root.kind != expr::kind_of(expr::Base::Bool)) {
-      problem(field, "'" + s.shape_rules[i] + "' must be Bool, not " + expr::kind_name(e->root.kind));
+      problem(field, "'" + s.shape_rules[i].expr + "' must be Bool, not " + expr::kind_name(e->root.kind));
       continue;
     }
     Rule r;
-    r.text = s.shape_rules[i];
+    r.text = s.shape_rules[i].expr;
+    r.message = s.shape_rules[i].message;
     r.domain = std::all_of(e->slots.begin(), e->slots.end(), [this](int slot) { return finite_param_slot(slot); });
     r.params_only = e->tensors.empty() && std::all_of(e->slots.begin(), e->slots.end(), [&p](int slot) {
                       return p.slots_[static_cast<std::size_t>(slot)].source == SlotDecl::Source::Param;

@@ -2,6 +2,7 @@
 #include <map>
 #include <mutex>
 
+#include "config_freeze.hpp"
 #include "manifest/manifest_registry.hpp"
 #include "signature/plan_builder.hpp"
 #include "tileops/config.hpp"
@@ -23,7 +24,10 @@ struct ProcessPlans {
   std::map<std::string, std::shared_ptr<const SignaturePlan>, std::less<>> plans;
 
   manifest::ManifestRegistry& manifests() {
-    if (!registry) registry = std::make_unique<manifest::ManifestRegistry>(config().manifest_path);
+    if (!registry) {
+      detail::freeze_load_time_config();
+      registry = std::make_unique<manifest::ManifestRegistry>(config().manifest_path);
+    }
     return *registry;
   }
 };

@@ -21,7 +21,10 @@ void check_rule(const CompiledPlan& plan, std::size_t index, const Frame& f) {
   } catch (const ValueError& e) {
     throw ValueError(plan.message(where + ": " + e.what() + " (" + plan.describe_reads(rule.expr, f) + ")"));
   }
-  if (!holds) throw ValueError(plan.message(where + " is false (" + plan.describe_reads(rule.expr, f) + ")"));
+  if (holds) return;
+  const std::string seen = plan.describe_reads(rule.expr, f);
+  if (!rule.message.empty()) throw ValueError(plan.message(rule.message + " (" + seen + ")"));
+  throw ValueError(plan.message(where + " is false (" + seen + ")"));
 }
 
 }  // namespace tileops::detail

@@ -5,8 +5,9 @@
 
 namespace tileops::detail {
 
-// Evaluates rule `index`; throws ValueError "Op: shape_rules[i] 'text' is false (names = values)"
-// when it does not hold, or naming the reason when evaluating it fails.
+// Evaluates rule `index`; when it does not hold throws ValueError "Op: <message> (names = values)"
+// for a rule with a manifest message, else "Op: shape_rules[i] 'text' is false (names = values)";
+// when evaluating it fails, names the rule and the reason.
 void check_rule(const CompiledPlan& plan, std::size_t index, const Frame& f);
 
 // True when every slot the rule reads is known in `f`.
