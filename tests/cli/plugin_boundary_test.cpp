@@ -31,7 +31,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 }  // namespace
 
-TEST_CASE("seen: a plugin registering cpu_rms_norm broke the cpu plugin; now that plugin fails and the cpu plugin works") {
+TEST_CASE("seen: a plugin registering cpu_rms_norm broke the cpu plugin, now that plugin fails and the cpu plugin works") {
   const auto plugins = run_beside_cpu("collide", "plugins --json", "", true);
   REQUIRE(plugins.status == 0);
   const auto j = nlohmann::json::parse(plugins.out);
@@ -47,7 +47,7 @@ TEST_CASE("seen: a plugin registering cpu_rms_norm broke the cpu plugin; now tha
   CHECK(nlohmann::json::parse(run.out).at("kernels")[0].at("key") == "cpu_rms_norm");
 }
 
-TEST_CASE("seen: a tying kernel type made a built-in op fail without warning; now the load warns and dispatch names both plugins") {
+TEST_CASE("seen: a tying kernel type made a built-in op fail without warning, now the load warns and dispatch names both plugins") {
   const auto plugins = run_beside_cpu("ambiguous", "plugins");
   REQUIRE(plugins.status == 0);
   CHECK(contains(plugins.out, "warning: kernel type 'ambiguous_rms_norm' (plugin 'ambiguous') and 'cpu_rms_norm' "
@@ -59,7 +59,7 @@ TEST_CASE("seen: a tying kernel type made a built-in op fail without warning; no
   CHECK(contains(run_beside_cpu("ambiguous", kRmsNorm, "TILEOPS_DISABLE_PLUGINS=ambiguous").out, "serving target"));
 }
 
-TEST_CASE("seen: misspelt op names were accepted silently; now the plugin fails at load with a suggestion") {
+TEST_CASE("seen: misspelt op names were accepted silently, now the plugin fails at load with a suggestion") {
   const auto plugins = run_beside_cpu("misspelt", "plugins --json", "", true);
   REQUIRE(plugins.status == 0);
   const auto j = nlohmann::json::parse(plugins.out);
@@ -71,7 +71,7 @@ TEST_CASE("seen: misspelt op names were accepted silently; now the plugin fails 
   CHECK_FALSE(contains(targets.out, "misspelt_target"));
 }
 
-TEST_CASE("seen: a kernel type for an interface the op lacks surfaced at construction; now its plugin fails at load") {
+TEST_CASE("seen: a kernel type for an interface the op lacks surfaced at construction, now its plugin fails at load") {
   const auto plugins = run_beside_cpu("rules", "plugins --json", "", true);
   REQUIRE(plugins.status == 0);
   const auto j = nlohmann::json::parse(plugins.out);
@@ -103,7 +103,7 @@ TEST_CASE("seen: a partial default target failed every other op without saying w
   CHECK(contains(from_flag.out, "(the process default target, from the --default-target option)"));
 }
 
-TEST_CASE("seen: a plugin kernel's std::invalid_argument went straight through; now it is a BackendError, exit 1") {
+TEST_CASE("seen: a plugin kernel's std::invalid_argument went straight through, now it is a BackendError, exit 1") {
   const auto run = run_beside_cpu("throwingrelu", "run ReluFwdOp -i input=[4]:float32");
   CHECK(run.status == 1);
   CHECK(contains(run.out, "ReluFwdOp: the kernel of kernel type 'throwing_relu' (plugin 'throwing_relu') threw "

@@ -29,7 +29,7 @@ TEST_CASE("tileops --version prints the library version") {
   CHECK(r.out == std::string("tileops ") + TILEOPS_VERSION_STRING + "\n");
 }
 
-TEST_CASE("tileops help CMD prints the command's help; help of an unknown command is a usage error") {
+TEST_CASE("tileops help CMD prints the command's help, help of an unknown command is a usage error") {
   const auto r = run_command(cli("help bench"));
   CHECK(r.status == 0);
   CHECK(r.out.starts_with("usage: tileops bench"));
@@ -77,7 +77,7 @@ TEST_CASE("a command that takes no positional argument refuses one") {
   CHECK(r.out.starts_with("tileops targets: too many arguments"));
 }
 
-TEST_CASE("plugins --strict exits 1 when a plugin failed to load; without it the listing exits 0") {
+TEST_CASE("plugins --strict exits 1 when a plugin failed to load, without it the listing exits 0") {
   const std::string env = "TILEOPS_PLUGIN_PATH=" + tileops::test::corpus("garbage").string() + " ";
   CHECK(run_command(env + cli("plugins 2>/dev/null")).status == 0);
   const auto strict = run_command(env + cli("plugins --strict 2>&1 >/dev/null"));

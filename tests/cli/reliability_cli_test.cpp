@@ -83,7 +83,7 @@ TEST_CASE("bench: --peak-gbps and --peak-gflops must be positive finite numbers"
   }
 }
 
-TEST_CASE("bench: a CSV file that cannot be written is an error; one that cannot be opened a usage error") {
+TEST_CASE("bench: a CSV file that cannot be written is an error, one that cannot be opened a usage error") {
   const auto full = tileops_cli("bench ReluFwdOp --cap 4 -r 1 --peak-gbps 1 --peak-gflops 1 --csv /dev/full");
   CHECK(full.status == 1);
   CHECK(contains(full.out, "tileops bench: cannot write --csv file '/dev/full': No space left on device"));
@@ -152,7 +152,7 @@ TEST_CASE("TILEOPS_CPU_THREADS abc, 0, -1 and huge warn, name the value and run 
   CHECK(contains(huge.out, "is more than the 1024 threads the cpu plugin runs; using 1024"));
 }
 
-TEST_CASE("TILEOPS_CPU_CACHE_BYTES must be a byte count; a bad one warns and the default is used") {
+TEST_CASE("TILEOPS_CPU_CACHE_BYTES must be a byte count, a bad one warns and the default is used") {
   const auto r = tileops_cli("run ReluFwdOp -i input=[4] -r 1", "TILEOPS_CPU_CACHE_BYTES=-1");
   CHECK(r.status == 0);
   CHECK(contains(r.out, "TILEOPS_CPU_CACHE_BYTES='-1' is not a byte count"));

@@ -72,7 +72,7 @@ TEST_CASE("bench --csv quotes every field through the CSV writer") {
   CHECK(lines[1].starts_with("\"ReluFwdOp\","));
 }
 
-TEST_CASE("bench: -r 0 is refused before anything runs; Ctrl-C stops after the current row and keeps the rows done") {
+TEST_CASE("bench: -r 0 is refused before anything runs, Ctrl-C stops after the current row and keeps the rows done") {
   tileops::test::TempDir dir;
   const auto file = dir.path() / "rows.csv";
   const auto zero = run_command(cli("bench --csv " + file.string() + " -r 0 2>&1"));

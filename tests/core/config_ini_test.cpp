@@ -34,7 +34,7 @@ TEST_CASE("INI: surrounding quotes are stripped from values") {
   CHECK(c.plugin_path == std::vector<fs::path>{"/opt/my plugins"});
 }
 
-TEST_CASE("log levels are case-insensitive and accept warning; the canonical name is kept") {
+TEST_CASE("log levels are case-insensitive and accept warning, the canonical name is kept") {
   test::TempDir dir;
   CHECK(parse_config_file(dir.write("a.conf", "log_level = WARNING\n")).log_level == "warn");
   CHECK(parse_config_file(dir.write("b.conf", "log_level = Debug\n")).log_level == "debug");

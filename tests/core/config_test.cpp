@@ -10,7 +10,7 @@
 using namespace tileops;
 namespace fs = std::filesystem;
 
-TEST_CASE("a config file sets every key; relative plugin paths are relative to the file") {
+TEST_CASE("a config file sets every key, relative plugin paths are relative to the file") {
   test::TempDir dir;
   const fs::path file = dir.write("tileops.conf",
                                   "# a comment\n"

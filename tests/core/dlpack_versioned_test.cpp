@@ -95,7 +95,7 @@ TEST_CASE("to_dlpack_versioned writes version 1.0, and the read-only flag when a
   again->deleter(again);
 }
 
-TEST_CASE("version negotiation: a consumer below DLPack 1.0 is told to use the legacy struct; an import of major 2 is refused and left with the caller") {
+TEST_CASE("version negotiation: a consumer below DLPack 1.0 is told to use the legacy struct, an import of major 2 is refused and left with the caller") {
   const Tensor t = counting_rows();
   CHECK_THROWS_WITH_AS(to_dlpack_versioned(t, DLPackVersion{0, 8}), doctest::Contains("use to_dlpack"), TypeError);
   DLManagedTensorVersioned* newer = to_dlpack_versioned(t, DLPackVersion{1, 3});

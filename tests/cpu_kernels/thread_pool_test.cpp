@@ -155,7 +155,7 @@ ThreadPool::StartWorker limited_to(int limit) {
 
 }  // namespace
 
-TEST_CASE("TILEOPS_CPU_THREADS: an integer from 1 to 1024 is taken; anything else warns and falls back") {
+TEST_CASE("TILEOPS_CPU_THREADS: an integer from 1 to 1024 is taken, anything else warns and falls back") {
   CHECK(thread_setting(nullptr, 8).threads == 8);
   CHECK(thread_setting("", 8).warning.empty());
   CHECK(thread_setting("3", 8).threads == 3);

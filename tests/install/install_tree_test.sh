@@ -17,8 +17,10 @@ libdir=$(sed -n "s/^CMAKE_INSTALL_LIBDIR:PATH=//p" "$build_dir/CMakeCache.txt")
 [ "$(ls "$prefix/include")" = "tileops" ] || fail "include/ holds $(ls "$prefix/include" | tr '\n' ' '), expected tileops only"
 empty=$(find "$prefix" -type d -empty)
 [ -z "$empty" ] || fail "empty folders installed: $empty"
-# Programs: tileops alone (the demo embed_llama_block is not installed).
-[ "$(ls "$prefix/bin")" = "tileops" ] || fail "bin/ holds $(ls "$prefix/bin" | tr '\n' ' '), expected tileops only"
+# Programs: tileops and the op generator tileops_add_ops() runs (the demo embed_llama_block is
+# not installed).
+[ "$(ls "$prefix/bin" | tr '\n' ' ')" = "tileops tileops-opgen " ] ||
+  fail "bin/ holds $(ls "$prefix/bin" | tr '\n' ' '), expected tileops tileops-opgen"
 
 # The exported target: its include directory once, and no spdlog or fmt in its interface.
 targets="$prefix/$libdir/cmake/tileops/tileopsTargets.cmake"

@@ -39,7 +39,7 @@ TEST_CASE("Table 2 row 3: an eager call on meta tensors runs the fake: check, re
   CHECK_THROWS_AS(op(Tensor::empty({5, 7}, DType::int32, Device::meta())), TypeError);
 }
 
-TEST_CASE("Table 2 row 4: a captured composite is not entered; its sub-ops' calls become graph nodes") {
+TEST_CASE("Table 2 row 4: a captured composite is not entered, its sub-ops' calls become graph nodes") {
   auto chain = std::make_unique<ChainTestFwdOp>();
   const TensorSpec spec{Device::cpu(), DType::float32, Shape{3}};
   const Graph graph = Graph::capture(std::span(&spec, 1), [&](std::span<const Tensor> in) {

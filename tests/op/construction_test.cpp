@@ -131,7 +131,7 @@ TEST_CASE("an op class holding kernel types without interfaces is rejected when 
                        doctest::Contains("declare interfaces instead"), TypeError);
 }
 
-TEST_CASE("compile-time contracts: implementations derive Kernel and one interface; call spec fields key a cache") {
+TEST_CASE("compile-time contracts: implementations derive Kernel and one interface, call spec fields key a cache") {
   struct NotAKernel : ScaleInterface {
     Tensor forward(const Tensor& x, const Tensor&) override { return x; }
   };

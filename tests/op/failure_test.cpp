@@ -57,7 +57,7 @@ TEST_CASE("Table 6 row 2: a failing call after an earlier selection keeps the ta
   CHECK(op.last_call() == good);
 }
 
-TEST_CASE("undo travels into held sub-ops; the parent keeps holding them and its records") {
+TEST_CASE("undo travels into held sub-ops, the parent keeps holding them and its records") {
   Registrar reg("test");
   reg.register_kernel_type<FailOnNegative>("ScaleTestFwdOp", "fail_on_negative");
   ChainTestFwdOp chain;

@@ -78,7 +78,7 @@ TEST_CASE("a cache hit is one lookup: dispatch (refusal) runs once per distinct 
   CHECK(counters().refusals == 2);
 }
 
-TEST_CASE("calls with the same identity share one entry; another identity builds another") {
+TEST_CASE("calls with the same identity share one entry, another identity builds another") {
   counters().reset();
   ScaleTestFwdOp op(2.0);
   op(ramp(3));
@@ -168,7 +168,7 @@ TEST_CASE("no key runs on the device type: in-tree kernels do not run on it") {
                        OpNotAvailableError);
 }
 
-TEST_CASE("availability filters by device type and architecture; key_for accepts explicit device facts") {
+TEST_CASE("availability filters by device type and architecture, key_for accepts explicit device facts") {
   Registrar reg("test");
   reg.register_device_runtime(std::make_shared<HostRuntime>("gpu_t", 1, false, 80));
   reg.register_kernel_type<ScaleHopper>("ScaleTestFwdOp", "scale_hopper");

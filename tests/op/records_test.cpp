@@ -30,7 +30,7 @@ class LogCapture {
 
 }  // namespace
 
-TEST_CASE("last_call raises before any completed call; eval_roofline evaluates it") {
+TEST_CASE("last_call raises before any completed call, eval_roofline evaluates it") {
   ScaleTestFwdOp op;
   CHECK_THROWS_WITH_AS(op.eval_roofline(), doctest::Contains("no call has completed yet"), RuntimeError);
   op(Tensor::zeros({4, 8}, DType::float16));
@@ -87,7 +87,7 @@ TEST_CASE("kernel_config returns the first configured kernel's configuration") {
   CHECK(op.kernel_config() == "reference scale=3.000000");
 }
 
-TEST_CASE("held_delegates lists sub-ops in stage order; iter_kernels includes theirs") {
+TEST_CASE("held_delegates lists sub-ops in stage order, iter_kernels includes theirs") {
   ChainTestFwdOp chain;
   const auto held = chain.held_delegates();
   REQUIRE(held.size() == 2);

@@ -51,7 +51,7 @@ Tensor on(const Tensor& t, const char* device) { return t.to(Device::parse(devic
 
 }  // namespace
 
-TEST_CASE("Table 4 row 1: a detected target serves the whole op; the body does not run") {
+TEST_CASE("Table 4 row 1: a detected target serves the whole op, the body does not run") {
   AcmeTarget acme;
   ScaleTestFwdOp op(2.0);
   const Tensor y = op(on(ramp(3), "acme_t:1"));

@@ -24,7 +24,7 @@ C on_cpu(C call) {
 
 }  // namespace
 
-TEST_CASE("the cpu plugin serves float norms; the reference serves float64") {
+TEST_CASE("the cpu plugin serves float norms, the reference serves float64") {
   load_backends();
   RMSNormFwdOp op({64});
   LayerNormCall call;

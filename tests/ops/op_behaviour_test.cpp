@@ -86,7 +86,7 @@ TEST_CASE("addition into `out` writes and returns that buffer") {
   CHECK(wrong.get(0) == -7);
 }
 
-TEST_CASE("relu in place writes its input and returns it; out of place leaves it alone") {
+TEST_CASE("relu in place writes its input and returns it, out of place leaves it alone") {
   load_backends();
   const Tensor x = random({32, 16}, DType::bfloat16);
   const Tensor before = x.clone();

@@ -36,7 +36,7 @@ void check_near(const std::vector<double>& got, const std::vector<double>& want)
 
 }  // namespace
 
-TEST_CASE("RoPE rotates each half-pair by position times theta^(-2i/D); without positions, s is the position") {
+TEST_CASE("RoPE rotates each half-pair by position times theta^(-2i/D), without positions, s is the position") {
   const std::vector<double> x{1, 2, 3, 4, 1, 2, 3, 4, -1, 0.5, 2, -3};
   RopeFwdOp op;
   CHECK(op.theta() == 10000.0);

@@ -37,7 +37,7 @@ void check_fault(PluginTestFwdOp& op, const std::string& message) {
 
 }  // namespace
 
-TEST_CASE("a plugin kernel that serves the call runs; the reference serves the calls it refuses") {
+TEST_CASE("a plugin kernel that serves the call runs, the reference serves the calls it refuses") {
   FaultyPlugin faulty;
   PluginTestFwdOp served(16);
   CHECK(served(ramp(2)).to_doubles() == std::vector<double>{100, 200});
@@ -92,7 +92,7 @@ TEST_CASE("a target's builder and kernel are guarded") {
   CHECK(fine.serving_target() == "faultytarget");
 }
 
-TEST_CASE("a detector that throws names its target and plugin; devices it does not throw for are unaffected") {
+TEST_CASE("a detector that throws names its target and plugin, devices it does not throw for are unaffected") {
   FaultyPlugin faulty;
   PluginTestFwdOp op(1);
   CHECK_THROWS_WITH_AS(op(ramp(2).to(Device::parse("faultydev:0"))),

@@ -56,7 +56,7 @@ TEST_CASE("the distribution's plugin directory is searched before the configured
   CHECK(path.front() == default_plugin_directory());
 }
 
-TEST_CASE("a plugin reusing the cpu plugin's key fails, naming both plugins; the cpu plugin keeps working") {
+TEST_CASE("a plugin reusing the cpu plugin's key fails, naming both plugins, the cpu plugin keeps working") {
   load_backends();
   REQUIRE(cpu_plugin_loaded());
   PluginHost host;
@@ -128,7 +128,7 @@ TEST_CASE("kernel types that break the op's rules fail their plugin at load, not
   CHECK(op.key_for("rms_norm", rms_call(DType::float32)) == "cpu_rms_norm");
 }
 
-TEST_CASE("a kernel type that ties with the cpu plugin's loads with a warning; dispatch names both plugins") {
+TEST_CASE("a kernel type that ties with the cpu plugin's loads with a warning, dispatch names both plugins") {
   load_backends();
   PluginHost host;
   host.load({corpus("ambiguous")});
@@ -154,7 +154,7 @@ TEST_CASE("the test op's own corpus plugin loads with no problem and no warning"
   CHECK(host.loaded()[0].warnings.empty());
 }
 
-TEST_CASE("an op known only from a manifest gets the name check at load; its class checks the rest when built") {
+TEST_CASE("an op known only from a manifest gets the name check at load, its class checks the rest when built") {
   // An application's op: a manifest names it, its class is not defined yet, so the interface
   // cannot be checked; the wrong interface below is left to the op's construction (seed rule).
   const plugin::OpCatalogue catalogue({"AppOnlyFwdOp"});

@@ -58,7 +58,7 @@ struct FaultyTarget {
 
 }  // namespace
 
-TEST_CASE("an allocation failure in the call that selects the target undoes the selection; the next call succeeds") {
+TEST_CASE("an allocation failure in the call that selects the target undoes the selection, the next call succeeds") {
   FaultyDevice dev;
   {
     ScaleTestFwdOp op(2.0);

@@ -182,7 +182,7 @@ TEST_CASE("SumFwdOp and ProdFwdOp: reduced shapes, accumulate dtype and dim refi
   }
 }
 
-TEST_CASE("AlibiFwdOp: no tensor input; the device parameter decides the call device") {
+TEST_CASE("AlibiFwdOp: no tensor input, the device parameter decides the call device") {
   const auto p = test::plan("AlibiFwdOp");
   CHECK_FALSE(p->has_call_time_tensor_input());
   CHECK(p->boundary_operator_names().empty());

@@ -68,7 +68,7 @@ TEST_CASE("the loader reads every field into the OpSpec") {
   CHECK(s.workloads[0].dtype_cases[0][0].second == "float32");
 }
 
-TEST_CASE("a malformed entry is left out whole; the other entries of the file load") {
+TEST_CASE("a malformed entry is left out whole, the other entries of the file load") {
   const std::string text = std::string(kGood) + R"yaml(
 BadFwdOp:
   family: test

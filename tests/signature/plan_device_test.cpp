@@ -48,7 +48,7 @@ LookupFwdOp:
 
 }  // namespace
 
-TEST_CASE("the first call-time tensor decides the call device; the others must agree") {
+TEST_CASE("the first call-time tensor decides the call device, the others must agree") {
   const auto p = test::plan("GemmFwdOp");
   const auto ok = run_call(*p, {}, {on(fake(1), {4, 8}), on(fake(1), {2, 8})});
   CHECK(ok.check.device == fake(1));
@@ -59,7 +59,7 @@ TEST_CASE("the first call-time tensor decides the call device; the others must a
                           "GemmFwdOp: input 'b' is on fakedev:1, but the call device is fakedev:0 (from input 'a')");
 }
 
-TEST_CASE("meta tensors make the call device meta; mixing meta and real tensors is a TypeError") {
+TEST_CASE("meta tensors make the call device meta, mixing meta and real tensors is a TypeError") {
   const auto p = test::plan("GemmFwdOp");
   CHECK(run_call(*p, {}, {meta({4, 8}, DType::float32), meta({2, 8}, DType::float32)}).check.device == Device::meta());
   expect_error<TypeError>([&] { run_call(*p, {}, {test::host({4, 8}, DType::float32), meta({2, 8}, DType::float32)}); },

@@ -17,7 +17,7 @@ std::shared_ptr<const SignaturePlan> compile(const char* yaml, const char* op) {
 
 }  // namespace
 
-TEST_CASE("a*M+e solves M when it is the only unknown; other forms only check, in any declaration order") {
+TEST_CASE("a*M+e solves M when it is the only unknown, other forms only check, in any declaration order") {
   const char* yaml = R"yaml(
 VarlenPackFwdOp:
   family: test
@@ -50,7 +50,7 @@ VarlenPackFwdOp:
                           "VarlenPackFwdOp: input 'packed' dtype int8 does not match uint8");
 }
 
-TEST_CASE("*S solves a Shape index between fixed axes; a solved index is checked where it recurs") {
+TEST_CASE("*S solves a Shape index between fixed axes, a solved index is checked where it recurs") {
   const auto p = compile(R"yaml(
 ChannelsFwdOp:
   family: test
@@ -119,7 +119,7 @@ ClampFwdOp:
                            "ClampFwdOp: shape_rules[0] 'present(lo) or present(hi)' is false (present(lo) = false, present(hi) = false)");
 }
 
-TEST_CASE("optional expressions tie tensors together; let entries; Maybe and enum parameters") {
+TEST_CASE("optional expressions tie tensors together, let entries, Maybe and enum parameters") {
   const auto p = compile(R"yaml(
 SharedExpertFwdOp:
   family: test
@@ -194,7 +194,7 @@ MixedGemmFwdOp:
                           "MixedGemmFwdOp: dtypes (T = float16, W = int8) are not one of the signature's dtype_combos");
 }
 
-TEST_CASE("construction-time tensors solve indices at construction; device: cpu and contiguous inputs") {
+TEST_CASE("construction-time tensors solve indices at construction, device: cpu and contiguous inputs") {
   const auto p = compile(R"yaml(
 LookupFwdOp:
   family: test

@@ -130,7 +130,7 @@ TEST_CASE("GPU: the shared dot-rows GEMM, called directly, serves 1 to 8 rows ag
   }
 }
 
-TEST_CASE("GPU: dispatch picks cuBLASLt for every GEMM, decode included; the dot-rows kernel names what it refuses") {
+TEST_CASE("GPU: dispatch picks cuBLASLt for every GEMM, decode included, the dot-rows kernel names what it refuses") {
   if (cuda_or_skip() == nullptr) return;
   GemmFwdOp op(false, true);
   // The Llama-3.1-8B shapes, decode and prefill: cuBLASLt is preferred over the dot rows.
