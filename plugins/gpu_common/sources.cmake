@@ -10,6 +10,7 @@ set(TILEOPS_GPU_KERNEL_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/kernels/dot_rows.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/elementwise.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/reduce.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/rope.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/row_norm.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/softmax.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/strided_copy.cu)
@@ -20,4 +21,5 @@ set(TILEOPS_GPU_HOST_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/host/norm_kernel_types.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/reduce_kernel_types.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/register_kernels.cpp
+  ${TILEOPS_GPU_COMMON_DIR}/host/rope_kernel_type.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/strided_layout.cpp)

@@ -12,6 +12,7 @@
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/norm_kernels.hpp"
 #include "tileops/ops/reduction.hpp"
+#include "tileops/ops/rope.hpp"
 #include "tileops/ops/softmax.hpp"
 #include "vendor.hpp"
 
@@ -55,6 +56,18 @@ class SoftmaxKernel final : public Kernel, public SoftmaxFwdInterface {
 
  private:
   SoftmaxCall call_;
+};
+
+class RopeKernel final : public Kernel, public RopeFwdInterface {
+ public:
+  static constexpr DeviceTypes devices{kDeviceType};
+  static constexpr ArchList supported_archs = kKernelArchs;
+  static std::optional<std::string> refusal(const RopeCall& call) { return refuse_unless_float(call.dtype); }
+  explicit RopeKernel(const RopeCall& call) : call_(call) {}
+  Tensor forward(const Tensor& x, const Tensor& positions) override;
+
+ private:
+  RopeCall call_;
 };
 
 class SiluAndMulKernel final : public Kernel, public SiluAndMulFwdInterface {

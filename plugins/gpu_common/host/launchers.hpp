@@ -57,6 +57,23 @@ struct SiluAndMulArgs {
 };
 void launch_silu_and_mul(const SiluAndMulArgs& args, void* stream);
 
+// Rotary embedding of contiguous x [B, S, H, 2 * half] into y (same layout): for position p
+// (positions[s], or s when positions is null; positions an int64 device array of S) and
+// i < half, with angle = p * theta^(-i / half), y[i] = x[i] cos - x[i + half] sin and
+// y[i + half] = x[i + half] cos + x[i] sin.
+struct RopeArgs {
+  const void* x;
+  const std::int64_t* positions;
+  void* y;
+  std::int64_t rows;  // B * S * H
+  std::int64_t seq;   // S
+  std::int64_t heads; // H
+  std::int64_t half;  // D / 2
+  double log2_theta;
+  DType dtype;  // float32, float16 or bfloat16
+};
+void launch_rope(const RopeArgs& args, void* stream);
+
 // The most axes a strided operand may keep once axes that are contiguous in every operand are
 // merged and unit axes dropped.
 inline constexpr int kMaxStridedRank = 25;

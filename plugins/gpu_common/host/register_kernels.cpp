@@ -13,6 +13,7 @@ void register_kernels(Registrar& r) {
   r.register_kernel_type<SoftmaxKernel>("SoftmaxFwdOp", key("softmax"));
   r.register_kernel_type<BatchNormTrainKernel>("BatchNormFwdOp", key("batch_norm_train"));
   r.register_kernel_type<BatchNormInferKernel>("BatchNormFwdOp", key("batch_norm_infer"));
+  r.register_kernel_type<RopeKernel>("RopeFwdOp", key("rope"));
   r.register_kernel_type<SiluAndMulKernel>("SiluAndMulFwdOp", key("silu_and_mul"));
   r.register_kernel_type<AddKernel>("AddFwdOp", key("add"));
   r.register_kernel_type<ReluKernel>("ReluFwdOp", key("relu"));
