@@ -171,3 +171,29 @@ ScaleTestFwdOp:
   CHECK(record->tensor("y")->shape == Shape{3});
   CHECK(record->index("S") != nullptr);
 }
+
+TEST_CASE("records.md: the record names what served the call: kernel keys in-tree, the target's name, nothing for an empty write") {
+  ScaleTestFwdOp op(2.0);
+  op(ramp(3));
+  CHECK(std::vector<std::string_view>(op.last_call()->kernels.begin(), op.last_call()->kernels.end()) ==
+        std::vector<std::string_view>{"scale_reference"});
+  op(Tensor::empty({0}, DType::float32));
+  CHECK(op.last_call()->kernels.empty());  // an empty write runs no kernel
+
+  ChainTestFwdOp chain;
+  chain(ramp(2));
+  CHECK(chain.last_call()->kernels.empty());  // the sub-ops did the work
+  CHECK(chain.last_call()->stage_calls("first")[0]->kernels.front() == "scale_reference");
+  CHECK(chain.last_call()->str().find("served by: scale_reference") != std::string::npos);
+
+  Registrar reg("served_test");
+  reg.register_device_runtime(std::make_shared<HostRuntime>("served_t", 1, false));
+  reg.register_detector("served_t", [](const Device& d) { return d.type().name() == "served_t"; });
+  reg.register_kernel_builder("ScaleTestFwdOp", "served_t", [](auto, const ParamMap&) -> TargetKernel {
+    return [](const CallArgs& args) -> OpOutputs { return {args.inputs[0].clone()}; };
+  });
+  ScaleTestFwdOp served(1.0);
+  served(ramp(2).to(Device::parse("served_t:0")));
+  REQUIRE(served.last_call()->kernels.size() == 1);
+  CHECK(served.last_call()->kernels[0] == "served_t");
+}

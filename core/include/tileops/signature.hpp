@@ -64,6 +64,11 @@ class TILEOPS_API SignatureCall {
   bool has_out = false;                                   // the caller passed `out`
   std::vector<std::pair<std::string_view, Tensor>> metadata;  // metadata inputs (declare `values`)
   std::vector<StageRecord> stages;
+  // What served this call itself, each once: the implementation keys kernel_for handed out, in
+  // that order, or the target's name when a target's kernel ran. Empty when nothing ran (an
+  // empty write, a meta call, a composite whose sub-ops did the work: see their stage records).
+  // The views point into process-lifetime storage.
+  boost::container::small_vector<std::string_view, 2> kernels;
 
   // The value of index `name`, or nullptr.
   const IndexValue* index(std::string_view name) const;

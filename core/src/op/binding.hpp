@@ -95,6 +95,7 @@ struct Binding {
   std::atomic<std::uint64_t> epoch{next_binding_epoch()};
   bool selected = false;                         // step 4 ran and chose something
   std::optional<std::string> serving_target;     // "builtin" or the target's name
+  std::string_view target_record_name;           // serving_target in process-lifetime storage, for records
   std::shared_ptr<const TargetBuilder> builder;  // null: in-tree kernels (or a composition)
   std::string builder_owner;                     // the plugin that registered `builder`, for messages
 

@@ -1,5 +1,7 @@
 #include "op/call_frame.hpp"
 
+#include <algorithm>
+
 namespace tileops {
 namespace {
 thread_local CallFrame* g_top = nullptr;
@@ -16,6 +18,11 @@ void CallFrame::pop() {
 }
 
 CallFrame* CallFrame::top() { return g_top; }
+
+void CallFrame::note_kernel(int index) {
+  kernel = index;
+  if (std::find(served.begin(), served.end(), index) == served.end()) served.push_back(index);
+}
 
 void CallFrame::report(const std::string& stage, SignatureCallPtr record) {
   children.emplace_back(&stage, std::move(record));

@@ -36,6 +36,13 @@ struct CallFrame {
   // The installed index of the kernel kernel_for last handed out in this call, or -1: what a
   // fault escaping the op's forward is attributed to.
   int kernel = -1;
+  // The installed indices of every kernel kernel_for handed out in this call, each once, in order.
+  boost::container::small_vector<int, 2> served;
+  // The target whose kernel ran this call (process-lifetime storage), or empty.
+  std::string_view target_served;
+
+  // Notes that kernel_for handed out installed kernel `index` in this call.
+  void note_kernel(int index);
   // Completed sub-op calls by stage. The stage names point into the parent's op class, which
   // outlives every instance; nothing here points at a sub-op, which may be gone by step 7.
   boost::container::small_vector<std::pair<const std::string*, SignatureCallPtr>, 4> children;

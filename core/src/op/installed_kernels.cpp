@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "backend/registry.hpp"
+#include "signature/expr/intern.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
 
@@ -84,6 +85,7 @@ InstalledKernels InstalledKernels::install(const OpClass& cls, bool include_regi
   std::vector<std::string> strays;
   for (std::size_t k = 0; k < table.kernels.size(); ++k) {
     InstalledKernel& kernel = table.kernels[k];
+    kernel.record_key = expr::intern(kernel.key);
     for (std::size_t i = 0; i < interfaces.size(); ++i) {
       if (interfaces[i].type == kernel.type->interface) kernel.interface = static_cast<int>(i);
     }

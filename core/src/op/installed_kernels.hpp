@@ -19,6 +19,7 @@ struct InstalledKernel {
   std::shared_ptr<const KernelType> type;
   int interface = -1;
   std::vector<int> outranks;  // installed indices this key is preferred over, transitively
+  std::string_view record_key;  // `key` in process-lifetime storage, for call records
 
   // Who brought the kernel type, for messages: "in-tree", "plugin 'x'" or "the application".
   std::string origin() const;

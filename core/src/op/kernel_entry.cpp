@@ -120,7 +120,7 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
   LookupMemo& memo = t_memo;
   if (memo.epoch == epoch && memo.interface == index && memo.ops == &ops && memo.device == device &&
       ops.equal_fields(*memo.call, call)) {
-    frame->kernel = memo.kernel_index;
+    frame->note_kernel(memo.kernel_index);
     return memo.entry;
   }
   const std::size_t hash = call_key_hash(index, device, call, ops);
@@ -131,7 +131,7 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
     if (it != b->entries_by_call.end()) {
       memo = {epoch, index, &ops, device, it->first.call, {it->second->kernel.get(), it->second->interface},
               it->second->kernel_index};
-      frame->kernel = memo.kernel_index;
+      frame->note_kernel(memo.kernel_index);
       return memo.entry;
     }
   }
@@ -197,7 +197,7 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
   auto [it, inserted] = b->entries_by_call.try_emplace(CallKey{index, device, filled ? filled : ops.clone(call), &ops, hash}, slot);
   memo = {epoch, index, &ops, device, it->first.call, {it->second->kernel.get(), it->second->interface},
           it->second->kernel_index};
-  frame->kernel = memo.kernel_index;
+  frame->note_kernel(memo.kernel_index);
   return memo.entry;
 }
 

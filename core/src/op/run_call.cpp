@@ -10,6 +10,7 @@
 #include "op/graph_capture.hpp"
 #include "op/installed_kernels.hpp"
 #include "plugin/backend_call.hpp"
+#include "signature/expr/intern.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/logging.hpp"
@@ -153,7 +154,9 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
       outputs = b.builder ? run_target_kernel(b, check, args, *frame.params) : forward(args);  // 5. execute
     }
     plan_.check_result(check, args, outputs);  // 6. check the result
-    file_stages(frame, *record);               // 7.1 sub-op calls under their stages
+    file_stages(frame, *record);               // 7.1 sub-op calls under their stages, and what served the call
+    if (!frame.target_served.empty()) record->kernels.push_back(frame.target_served);
+    for (int k : frame.served) record->kernels.push_back(installed_->kernels[k].record_key);
   } catch (const Error&) {
     selection.undo();
     throw;
@@ -275,6 +278,7 @@ void Op::select_target(Binding& b, const std::optional<Device>& device) {
     }
   }
   b.serving_target = chosen;
+  b.target_record_name = expr::intern(chosen);
   b.builder = std::move(builder.builder);
   b.builder_owner = std::move(builder.owner);
   b.selected = true;
@@ -317,6 +321,7 @@ OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallAr
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].defined() && !check.written[i] && !inputs[i].is_contiguous()) inputs[i] = inputs[i].contiguous();
   }
+  CallFrame::top()->target_served = b.target_record_name;
   return call_backend([&] { return (*kernel)(CallArgs{inputs, args.out}); },
                       [&] { return target_fault_where(b, "the kernel"); });
 }
@@ -330,6 +335,7 @@ void Op::clear_binding(Binding& b) {
   b.epoch.store(next_binding_epoch(), std::memory_order_release);
   b.selected = false;
   b.serving_target.reset();
+  b.target_record_name = {};
   b.builder.reset();
   b.builder_owner.clear();
   {

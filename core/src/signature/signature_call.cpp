@@ -44,6 +44,10 @@ std::string SignatureCall::str() const {
     for (std::string_view w : written) s += " " + std::string(w);
   }
   if (has_out) s += "\n  out: passed";
+  if (!kernels.empty()) {
+    s += "\n  served by:";
+    for (std::string_view k : kernels) s += " " + std::string(k);
+  }
   for (const auto& [name, tensor] : metadata) s += "\n  metadata " + std::string(name) + ": " + tensor.str();
   for (const StageRecord& st : stages) {
     s += "\n  stage " + std::string(st.stage) + ": " + std::to_string(st.calls.size()) + " call(s)";
