@@ -1,4 +1,5 @@
 #include "tileops/config.hpp"
+#include "tileops/op.hpp"
 
 #include <algorithm>
 #include <array>
@@ -23,8 +24,10 @@ constexpr std::size_t kMaxNameLength = 256;
 
 constexpr std::array<const char*, 7> kLogLevels = {"trace", "debug", "info", "warn", "error", "critical", "off"};
 
-constexpr std::array<const char*, 6> kKeys = {"default_target", "plugin_path",     "manifest_path",
-                                              "log_level",      "disable_plugins", "allow_insecure_plugins"};
+constexpr std::array<const char*, 8> kKeys = {"default_target",      "plugin_path",
+                                              "manifest_path",       "log_level",
+                                              "disable_plugins",     "allow_insecure_plugins",
+                                              "call_cache_capacity", "target_kernel_cache_capacity"};
 
 // The sections whose keys are read: keys before any section header, and [tileops].
 bool read_section(const std::string& section) { return section.empty() || section == "tileops"; }
@@ -93,6 +96,26 @@ bool parse_flag(const std::string& text, const std::string& origin) {
   if (text == "true" || text == "1") return true;
   if (text == "false" || text == "0") return false;
   throw ConfigError(origin + ": invalid value '" + text + "'; expected true or false");
+}
+
+// A cache capacity: a decimal count from 1 to CacheCapacity::kMax.
+std::size_t parse_capacity(const std::string& text, const std::string& origin) {
+  const bool digits = !text.empty() && text.size() <= 7 && std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+  const std::size_t n = digits ? std::stoul(text) : 0;
+  if (n < 1 || n > CacheCapacity::kMax) {
+    throw ConfigError(origin + ": invalid cache capacity '" + (text.size() > 40 ? text.substr(0, 40) + "..." : text) +
+                      "'; expected a whole number from 1 to " + std::to_string(CacheCapacity::kMax));
+  }
+  return n;
+}
+
+void check_capacity(std::size_t n, const std::string& origin) {
+  if (n < 1 || n > CacheCapacity::kMax) {
+    throw ConfigError(origin + ": invalid cache capacity " + std::to_string(n) + "; expected 1 to " +
+                      std::to_string(CacheCapacity::kMax));
+  }
 }
 
 void check_target_name(const std::string& name, const std::string& origin) {
@@ -171,8 +194,8 @@ Config parse_config_file(const fs::path& path) {
     }
     if (std::find(kKeys.begin(), kKeys.end(), e.key) == kKeys.end()) {
       fail(path, e.line, e.key,
-           "unknown key; expected default_target, plugin_path, manifest_path, log_level, disable_plugins or "
-           "allow_insecure_plugins");
+           "unknown key; expected default_target, plugin_path, manifest_path, log_level, disable_plugins, "
+           "allow_insecure_plugins, call_cache_capacity or target_kernel_cache_capacity");
     }
     const auto [it, fresh] = values.try_emplace(e.key, &e);
     if (!fresh) {
@@ -203,6 +226,12 @@ Config parse_config_file(const fs::path& path) {
   if (const std::string* v = value("disable_plugins")) c.disable_plugins = plugin_names(*v, origin("disable_plugins"));
   if (const std::string* v = value("allow_insecure_plugins")) {
     c.allow_insecure_plugins = parse_flag(*v, origin("allow_insecure_plugins"));
+  }
+  if (const std::string* v = value("call_cache_capacity")) {
+    c.call_cache_capacity = parse_capacity(*v, origin("call_cache_capacity"));
+  }
+  if (const std::string* v = value("target_kernel_cache_capacity")) {
+    c.target_kernel_cache_capacity = parse_capacity(*v, origin("target_kernel_cache_capacity"));
   }
   return c;
 }
@@ -280,6 +309,12 @@ Config load_config(const std::optional<fs::path>& file) {
   if (const char* v = env("TILEOPS_ALLOW_INSECURE_PLUGINS")) {
     c.allow_insecure_plugins = parse_flag(v, "environment variable TILEOPS_ALLOW_INSECURE_PLUGINS");
   }
+  if (const char* v = env("TILEOPS_CALL_CACHE_CAPACITY")) {
+    c.call_cache_capacity = parse_capacity(v, "environment variable TILEOPS_CALL_CACHE_CAPACITY");
+  }
+  if (const char* v = env("TILEOPS_TARGET_KERNEL_CACHE_CAPACITY")) {
+    c.target_kernel_cache_capacity = parse_capacity(v, "environment variable TILEOPS_TARGET_KERNEL_CACHE_CAPACITY");
+  }
   return c;
 }
 
@@ -293,6 +328,8 @@ Config config() {
 void set_config(Config c) {
   c.log_level = checked_log_level(c.log_level, "set_config: log_level");
   if (c.default_target) check_target_name(*c.default_target, "set_config: default_target");
+  check_capacity(c.call_cache_capacity, "set_config: call_cache_capacity");
+  check_capacity(c.target_kernel_cache_capacity, "set_config: target_kernel_cache_capacity");
   if (!c.default_target) c.default_target_origin.clear();
   if (c.default_target && c.default_target_origin.empty()) c.default_target_origin = "set_config";
   for (const std::string& name : c.disable_plugins) check_plugin_name(name, "set_config: disable_plugins");

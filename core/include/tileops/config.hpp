@@ -33,12 +33,17 @@ struct TILEOPS_API Config {
   // Loads plugin files that everyone may write, or that sit in a directory everyone may write
   // (refused otherwise: anyone on the machine could replace them with code of their own).
   bool allow_insecure_plugins = false;
+  // The bounds an op instance's caches start with (see Op::cache_capacity), 1 to 1048576 each:
+  // repeats of a call, and the kernels a target's builder made.
+  std::size_t call_cache_capacity = 256;
+  std::size_t target_kernel_cache_capacity = 64;
 };
 
 // Parses one INI file, in one pass. Keys, before any section header or under [tileops]:
 // default_target, plugin_path (':'-separated, relative entries are relative to the file's
 // directory), manifest_path (likewise), log_level, disable_plugins (','-separated),
-// allow_insecure_plugins (true or false). Lines starting with '#' or ';' are comments, and '#'
+// allow_insecure_plugins (true or false), call_cache_capacity and target_kernel_cache_capacity
+// (whole numbers from 1 to 1048576). Lines starting with '#' or ';' are comments, and '#'
 // after a value starts one; a value's surrounding quotes (" or ') are removed. Throws
 // ConfigError naming the file, the line and the key for unknown keys, keys in another section,
 // malformed lines, a repeated key (its second line, and the first) and invalid values (a target name that
@@ -61,7 +66,8 @@ TILEOPS_API std::vector<std::filesystem::path> config_search_path();
 
 // The values of `file` (default: find_config_file(); none found: the defaults), then
 // TILEOPS_DEFAULT_TARGET, TILEOPS_PLUGIN_PATH, TILEOPS_MANIFEST_PATH, TILEOPS_LOG_LEVEL,
-// TILEOPS_DISABLE_PLUGINS and TILEOPS_ALLOW_INSECURE_PLUGINS (true or false, 1 or 0) on top. Throws ConfigError for a malformed file or variable, naming
+// TILEOPS_DISABLE_PLUGINS, TILEOPS_ALLOW_INSECURE_PLUGINS (true or false, 1 or 0),
+// TILEOPS_CALL_CACHE_CAPACITY and TILEOPS_TARGET_KERNEL_CACHE_CAPACITY on top. Throws ConfigError for a malformed file or variable, naming
 // the variable, the value and what is accepted (the checks of parse_config_file).
 TILEOPS_API Config load_config(const std::optional<std::filesystem::path>& file = std::nullopt);
 

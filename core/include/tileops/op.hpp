@@ -65,6 +65,29 @@ struct BuiltEntry {
   std::shared_ptr<Kernel> kernel;   // null for target kernels
 };
 
+// The counts of one of an op instance's caches, since its binding was last reset.
+struct CacheCounters {
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+  std::uint64_t evictions = 0;
+  std::size_t entries = 0;
+  std::size_t capacity = 0;
+};
+
+// An op instance's two bounded caches: `calls` holds repeats of a call (its check, record and
+// kernels) by the facts of its tensors; `target_kernels` the kernels a target's builder made.
+struct CacheStats {
+  CacheCounters calls;
+  CacheCounters target_kernels;
+};
+
+// How many entries each cache of an op instance holds at most (each at least 1).
+struct CacheCapacity {
+  static constexpr std::size_t kMax = std::size_t{1} << 20;
+  std::size_t calls = 256;
+  std::size_t target_kernels = 64;
+};
+
 // The result of one kernel_for lookup: the kernel and its interface subobject.
 struct EntryRef {
   Kernel* kernel = nullptr;
@@ -109,6 +132,15 @@ class TILEOPS_API Op {
   std::vector<BuiltEntry> built_entries(std::string_view interface = {}) const;
   // The held sub-ops, in stage order.
   std::vector<Op*> held_delegates() const;
+
+  // The counts of this instance's caches (not its sub-ops'). A reset of the binding (a failed
+  // selecting call) starts them again from zero.
+  CacheStats cache_stats() const;
+  // The bound of each cache; construction takes the config's call_cache_capacity and
+  // target_kernel_cache_capacity. Lowering a bound evicts at once. Throws ValueError for a bound
+  // of 0 or above CacheCapacity::kMax.
+  CacheCapacity cache_capacity() const;
+  void set_cache_capacity(const CacheCapacity& capacity);
 
   // Which implementation key dispatch selects for `call` on `interface`, without building or
   // caching anything. The call spec may state device facts (arch, sm_count, smem_budget) so
@@ -219,7 +251,8 @@ class TILEOPS_API Op {
   // of a committed binding must not free what a concurrent cached call still reads).
   std::atomic<Binding*> binding_;
   std::vector<std::unique_ptr<Binding>> bindings_;
-  std::mutex select_mutex_;
+  CacheCapacity capacity_;  // under select_mutex_
+  mutable std::mutex select_mutex_;
   std::atomic<std::thread::id> selecting_thread_{};
 
   // Running group.

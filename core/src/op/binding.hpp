@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include <boost/container/small_vector.hpp>
-
+#include "op/call_cache.hpp"
+#include "op/target_kernel_cache.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/identity.hpp"
 #include "tileops/kernel.hpp"
@@ -65,48 +65,30 @@ struct BuiltSlot {
   void* interface;
 };
 
-// `_target_kernels` key: the call device and, per input, absent or (dtype, shape).
-struct TargetInputSlot {
-  bool present = false;
-  DType dtype = DType::float32;
-  Shape shape;
-  friend bool operator==(const TargetInputSlot&, const TargetInputSlot&) = default;
-};
-
-struct TargetKey {
-  std::optional<Device> device;
-  boost::container::small_vector<TargetInputSlot, 6> inputs;
-  friend bool operator==(const TargetKey&, const TargetKey&) = default;
-  std::string str() const;
-};
-
-struct TargetKeyHash {
-  std::size_t operator()(const TargetKey& k) const;
-};
-
-// A process-wide number for one lifetime of a binding's caches: a new binding, and every
-// clear, gets a fresh one, so a per-thread memo of a lookup can tell that it went stale.
-std::uint64_t next_binding_epoch();
-
 struct Binding {
   // Set once the selecting call completed; from then on readers use the binding without the
   // selection lock. Written under Op::select_mutex_.
   std::atomic<bool> committed{false};
-  std::atomic<std::uint64_t> epoch{next_binding_epoch()};
   bool selected = false;                         // step 4 ran and chose something
   std::optional<std::string> serving_target;     // "builtin" or the target's name
   std::string_view target_record_name;           // serving_target in process-lifetime storage, for records
   std::shared_ptr<const TargetBuilder> builder;  // null: in-tree kernels (or a composition)
   std::string builder_owner;                     // the plugin that registered `builder`, for messages
 
-  mutable std::shared_mutex entries_mutex;       // guards the three maps below
+  // Repeats of a call: its check, record and kernels, by the facts of its tensors.
+  CallCache calls;
+
+  // What a call that missed `calls` looks its kernels up in. `entries_by_call` is bounded like
+  // `calls` and dropped whole when full: an entry is rebuilt from `built_entries` (one kernel
+  // per implementation and identity, never dropped) without constructing a kernel.
+  mutable std::shared_mutex entries_mutex;       // guards the two below
   std::unordered_map<CallKey, BuiltSlot*, CallKeyHash, CallKeyEqual> entries_by_call;
   std::vector<std::vector<std::unique_ptr<BuiltSlot>>> built_entries;  // per interface
 
-  mutable std::shared_mutex target_mutex;
-  std::unordered_map<TargetKey, TargetKernel, TargetKeyHash> target_kernels;
+  TargetKernelCache target_kernels;
 
-  explicit Binding(std::size_t interfaces) : built_entries(interfaces) {}
+  Binding(std::size_t interfaces, const CacheCapacity& capacity)
+      : calls(capacity.calls), built_entries(interfaces), target_kernels(capacity.target_kernels) {}
 };
 
 }  // namespace tileops

@@ -14,6 +14,7 @@ namespace tileops {
 
 class Op;
 struct Binding;
+struct CachedCall;
 
 struct CallFrame {
   explicit CallFrame(Op* op);
@@ -40,6 +41,12 @@ struct CallFrame {
   boost::container::small_vector<int, 2> served;
   // The target whose kernel ran this call (process-lifetime storage), or empty.
   std::string_view target_served;
+  // The cached call this call repeats: kernel_for hands out its steps while forward asks for
+  // the same kernels in the same order (`step` is the next one), and the target's kernel.
+  const CachedCall* cached = nullptr;
+  std::size_t step = 0;
+  // The entry this call fills for the call cache, when it missed it and may be kept.
+  CachedCall* recording = nullptr;
 
   // Notes that kernel_for handed out installed kernel `index` in this call.
   void note_kernel(int index);

@@ -11,6 +11,7 @@
 #include "op/instance_registry.hpp"
 #include "plugin/backend_call.hpp"
 #include "signature/signature_plan.hpp"
+#include "tileops/config.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/logging.hpp"
 
@@ -31,7 +32,9 @@ Op::Op(const OpClass& cls, ParamMap params, Target target, std::initializer_list
   // 4. The key must exist before any graph records this instance.
   instance_key_ = register_instance(this);
   // 5. Binding and running state start empty.
-  bindings_.push_back(std::make_unique<Binding>(cls_.interfaces().size()));
+  const Config cfg = config();
+  capacity_ = {cfg.call_cache_capacity, cfg.target_kernel_cache_capacity};
+  bindings_.push_back(std::make_unique<Binding>(cls_.interfaces().size(), capacity_));
   binding_.store(bindings_.back().get(), std::memory_order_release);
 }
 
@@ -131,8 +134,7 @@ std::vector<BuiltEntry> Op::built_entries(std::string_view interface) const {
   const Binding* b = binding_.load(std::memory_order_acquire);
   std::vector<BuiltEntry> out;
   if (b->builder) {
-    std::shared_lock lock(b->target_mutex);
-    for (const auto& [key, kernel] : b->target_kernels) out.push_back({*b->serving_target, key.str(), nullptr});
+    for (std::string& key : b->target_kernels.keys()) out.push_back({*b->serving_target, std::move(key), nullptr});
     std::sort(out.begin(), out.end(), [](const BuiltEntry& x, const BuiltEntry& y) { return x.identity < y.identity; });
     if (!interface.empty()) return out;
   }
@@ -148,6 +150,33 @@ std::vector<BuiltEntry> Op::built_entries(std::string_view interface) const {
     }
   }
   return out;
+}
+
+CacheStats Op::cache_stats() const {
+  const Binding* b = binding_.load(std::memory_order_acquire);
+  return {b->calls.counters(), b->target_kernels.counters()};
+}
+
+CacheCapacity Op::cache_capacity() const {
+  std::lock_guard lock(select_mutex_);
+  return capacity_;
+}
+
+void Op::set_cache_capacity(const CacheCapacity& capacity) {
+  const auto check = [&](std::size_t n, const char* which) {
+    if (n == 0 || n > CacheCapacity::kMax) {
+      throw ValueError(cls_.name() + " (" + instance_key_ + "): the " + which + " cache capacity must be 1 to " +
+                       std::to_string(CacheCapacity::kMax) + ", not " + std::to_string(n));
+    }
+  };
+  check(capacity.calls, "call");
+  check(capacity.target_kernels, "target kernel");
+  std::unique_lock lock(select_mutex_, std::defer_lock);
+  if (selecting_thread_.load() != std::this_thread::get_id()) lock.lock();
+  capacity_ = capacity;
+  Binding* b = binding_.load(std::memory_order_acquire);
+  b->calls.set_capacity(capacity.calls);
+  b->target_kernels.set_capacity(capacity.target_kernels);
 }
 
 std::vector<Op*> Op::held_delegates() const {

@@ -3,7 +3,6 @@
 // effects of the call and its record.
 #include <algorithm>
 
-#include "signature/call_memo.hpp"
 #include "signature/compiled_plan.hpp"
 #include "signature/rules.hpp"
 #include "signature/unify.hpp"
@@ -14,13 +13,6 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   if (static_cast<int>(args.inputs.size()) != n_inputs_) {
     throw TypeError(message("takes " + std::to_string(n_inputs_) + " input tensor slot(s), got " +
                             std::to_string(args.inputs.size())));
-  }
-  if (st.memo) {
-    if (const CallMemo::Entry* e = st.memo->find(*this, args)) {
-      e->replay(check, record);
-      check_writable(args, check);
-      return;
-    }
   }
   Frame& f = call_frame(st);
 
@@ -129,7 +121,7 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
 
   check_writable(args, check);
   fill_record(args, st, check, f, record);
-  if (st.memo && !accelerator_device) st.memo->remember(args, check, record);
+  check.device_from_accelerator = accelerator_device;
 }
 
 void CompiledPlan::check_writable(const CallArgs& args, const CallCheck& check) const {

@@ -196,6 +196,7 @@ class CompiledPlan final : public SignaturePlan {
   const std::vector<std::string>& composition_stages() const override { return stage_names_; }
   const std::vector<std::string>& boundary_operator_names() const override { return boundary_names_; }
   ConstructionState check_construction(const ParamMap& given) const override;
+  void check_writable(const CallArgs& args, const CallCheck& check) const override;
   void check_call(const ConstructionState& state, const CallArgs& args, CallCheck& check,
                   SignatureCall& record) const override;
   OpOutputs make_outputs(const CallCheck& check, const CallArgs& args) const override;
@@ -234,9 +235,6 @@ class CompiledPlan final : public SignaturePlan {
                                     bool& accelerator) const;
   void check_devices(const CallArgs& args, const std::optional<Device>& device) const;
   void check_out(const Tensor& out, const CallCheck& check) const;
-  // Throws ValueError when the call would write read-only memory (a mutated input or the `out`
-  // buffer on a read-only DLPack import); run on memo hits too, the memo not keying on it.
-  void check_writable(const CallArgs& args, const CallCheck& check) const;
   void fill_record(const CallArgs& args, const ConstructionState& st, const CallCheck& check, const Frame& f,
                    SignatureCall& record) const;
   // Case `c` of workload row `r` (c indexes its dtype_cases; 0 when it has none): the case id,

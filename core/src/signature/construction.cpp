@@ -2,7 +2,6 @@
 // parameters alone decide.
 #include <algorithm>
 
-#include "signature/call_memo.hpp"
 #include "signature/compiled_plan.hpp"
 #include "signature/rules.hpp"
 #include "signature/unify.hpp"
@@ -101,7 +100,6 @@ ConstructionState CompiledPlan::check_construction(const ParamMap& given) const 
     }
   }
 
-  st.memo = std::make_shared<CallMemo>();
   st.slots.reserve(slots_.size());
   st.slot_source.reserve(slots_.size());
   for (std::size_t s = 0; s < slots_.size(); ++s) {

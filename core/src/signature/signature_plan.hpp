@@ -22,9 +22,6 @@
 namespace tileops {
 
 class OpSpec;  // the parsed manifest entry (see manifest/op_spec.hpp)
-namespace detail {
-class CallMemo;
-}
 
 // What construction settles for one instance: every manifest parameter's final value (given
 // or default, in signature order) and the indices construction can already solve.
@@ -33,7 +30,6 @@ struct ConstructionState {
   std::vector<IndexRecord> indices;      // `_construction_indices`
   std::vector<IndexValue> slots;         // the plan's own pre-evaluated slots (opaque to callers)
   std::vector<std::int16_t> slot_source; // per slot: -2 not known yet, -1 given, >= 0 the tensor that solved it
-  std::shared_ptr<detail::CallMemo> memo;  // the plan's successful call checks under this state
   // Set for the workload-row checks: a call that no tensor places runs on meta, so checking a
   // manifest never asks a device runtime for its devices.
   bool meta_calls = false;
@@ -56,6 +52,9 @@ struct CallCheck {
   boost::container::small_vector<bool, 6> written;       // per input: this call writes it
   boost::container::small_vector<bool, 6> contiguous;    // per input: declared contiguous: true
   boost::container::small_vector<OutputPlan, 4> outputs;  // per output
+  // The accelerator's current device decided the call device: the check is not a function of
+  // the call's tensor facts alone, and a call cache must not keep it.
+  bool device_from_accelerator = false;
 };
 
 struct RooflineFigures {
@@ -132,12 +131,17 @@ class TILEOPS_API SignaturePlan {
   // not unify, failed refinement, non-contiguous where declared, bad `out`), e.g.
   // "RMSNormFwdOp: input 'weight' shape [4095] does not match [*normalized_shape] = [4096]".
   // Allocates nothing beyond the record's and check's own storage (the working frame is the
-  // calling thread's, reused across calls), except to remember the first few successful checks
-  // of each state: a later call whose tensors have the same presence, dtypes, shapes, devices
-  // and contiguity replays the remembered check and record. The record's names and
-  // branch_key view the plan.
+  // calling thread's, reused across calls). Beyond `state`, it reads of each tensor only its
+  // presence, dtype, shape and device and whether it is contiguous, unless
+  // check.device_from_accelerator: an op's call cache replays it for calls with the same facts.
+  // The record's names and branch_key view the plan.
   virtual void check_call(const ConstructionState& state, const CallArgs& args, CallCheck& check,
                           SignatureCall& record) const = 0;
+
+  // The part of check_call that reads more than the tensors' facts: throws ValueError when the
+  // call writes read-only memory (a mutated input or the `out` buffer of a DLPack import
+  // flagged read-only). A replayed check runs it again.
+  virtual void check_writable(const CallArgs& args, const CallCheck& check) const = 0;
 
   // The outputs of a call that runs no implementation (an empty write, or a meta call): new
   // tensors on check.device with the checked shapes and dtypes; `out` and aliased written

@@ -1,4 +1,7 @@
-// kernel_for: the per-call lookup of a kernel entry, and dispatch on a miss.
+// The kernel cache: kernel_for's lookup of a kernel entry. A repeat of a cached call takes the
+// entries its first call was handed, in order; any other lookup goes through `_entries_by_call`
+// to `_built_entries`, and on a miss dispatches and builds.
+#include "join.hpp"
 #include "op/binding.hpp"
 #include "op/call_frame.hpp"
 #include "op/device_capture.hpp"
@@ -14,26 +17,12 @@
 namespace tileops {
 namespace {
 
-// The last lookup this thread made: on a repeat of the same (binding, interface, call) it skips
-// the hash, the shared lock and the table probe. `epoch` ties it to one lifetime of the
-// binding's caches; the stored call spec is a copy the memo owns.
-struct LookupMemo {
-  std::uint64_t epoch = 0;
-  int interface = -1;
-  const CallSpecOps* ops = nullptr;
-  std::optional<Device> device;
-  std::shared_ptr<const CallSpec> call;
-  EntryRef entry;
-  int kernel_index = -1;
-};
-thread_local LookupMemo t_memo;
-
 std::string stated_facts(const CallSpec& call) {
-  std::string s;
-  if (call.arch) s += "'arch'";
-  if (call.sm_count) s += std::string(s.empty() ? "" : ", ") + "'sm_count'";
-  if (call.smem_budget) s += std::string(s.empty() ? "" : ", ") + "'smem_budget'";
-  return s;
+  std::vector<std::string_view> stated;
+  if (call.arch) stated.push_back("'arch'");
+  if (call.sm_count) stated.push_back("'sm_count'");
+  if (call.smem_budget) stated.push_back("'smem_budget'");
+  return join(stated);
 }
 
 std::size_t call_key_hash(int interface, const std::optional<Device>& device, const CallSpec& call,
@@ -78,10 +67,10 @@ class DeviceScope {
 static int check_interface(const OpClass& cls, std::string_view interface, const CallSpecOps& ops) {
   const int index = cls.interface_index(interface);
   if (index < 0) {
-    std::string names;
-    for (const auto& i : cls.interfaces()) names += (names.empty() ? "" : ", ") + i.name;
+    const std::string names =
+        or_none(join_with(cls.interfaces(), [](std::string& s, const InterfaceDecl& i) { s += i.name; }));
     throw OpNotAvailableError(cls.name() + " has no kernel interface '" + std::string(interface) +
-                              "'; its interfaces are: " + (names.empty() ? "(none)" : names));
+                              "'; its interfaces are: " + names);
   }
   const InterfaceDecl& decl = cls.interfaces()[index];
   // Call spec types instantiated in another shared object have their own ops record: compare
@@ -116,23 +105,35 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
   }
 
   const std::optional<Device> device = call.device ? call.device : accelerator_current_device();
-  const std::uint64_t epoch = b->epoch.load(std::memory_order_acquire);
-  LookupMemo& memo = t_memo;
-  if (memo.epoch == epoch && memo.interface == index && memo.ops == &ops && memo.device == device &&
-      ops.equal_fields(*memo.call, call)) {
-    frame->note_kernel(memo.kernel_index);
-    return memo.entry;
+  if (const CachedCall* cached = frame->cached) {
+    if (frame->step < cached->steps.size()) {
+      const KernelStep& step = cached->steps[frame->step];
+      if (step.interface == index && step.ops == &ops && step.device == device && ops.equal_fields(*step.call, call)) {
+        ++frame->step;
+        frame->note_kernel(step.kernel_index);
+        return step.entry;
+      }
+    }
+    frame->cached = nullptr;  // forward asked for other kernels than last time: look each up
   }
   const std::size_t hash = call_key_hash(index, device, call, ops);
   const CallKeyProbe probe{index, &device, &call, &ops, hash};
+  const auto hand_out = [&](std::shared_ptr<const CallSpec> stored, const BuiltSlot& slot) {
+    const EntryRef entry{slot.kernel.get(), slot.interface};
+    if (frame->recording != nullptr) {
+      frame->recording->steps.push_back({index, &ops, device, std::move(stored), entry, slot.kernel_index});
+    }
+    frame->note_kernel(slot.kernel_index);
+    return entry;
+  };
   {
     std::shared_lock lock(b->entries_mutex);
     auto it = b->entries_by_call.find(probe);
     if (it != b->entries_by_call.end()) {
-      memo = {epoch, index, &ops, device, it->first.call, {it->second->kernel.get(), it->second->interface},
-              it->second->kernel_index};
-      frame->note_kernel(memo.kernel_index);
-      return memo.entry;
+      std::shared_ptr<const CallSpec> stored = it->first.call;
+      const BuiltSlot& slot = *it->second;
+      lock.unlock();
+      return hand_out(std::move(stored), slot);
     }
   }
 
@@ -194,11 +195,11 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
     }
   }
   std::unique_lock lock(b->entries_mutex);
+  if (b->entries_by_call.size() >= b->calls.capacity()) b->entries_by_call.clear();
   auto [it, inserted] = b->entries_by_call.try_emplace(CallKey{index, device, filled ? filled : ops.clone(call), &ops, hash}, slot);
-  memo = {epoch, index, &ops, device, it->first.call, {it->second->kernel.get(), it->second->interface},
-          it->second->kernel_index};
-  frame->note_kernel(memo.kernel_index);
-  return memo.entry;
+  std::shared_ptr<const CallSpec> stored = it->first.call;
+  lock.unlock();
+  return hand_out(std::move(stored), *slot);
 }
 
 std::string Op::key_for_erased(std::string_view interface, const CallSpec& call, const CallSpecOps& ops) const {

@@ -1,0 +1,250 @@
+#include "op/call_cache.hpp"
+
+#include <pthread.h>
+
+#include <algorithm>
+
+#include "tileops/cache_key.hpp"
+
+namespace tileops {
+namespace {
+
+// dst = src, element by element: for the few short entries of a check or record this is
+// cheaper than the containers' own assignment.
+template <class Vector>
+void copy_into(Vector& dst, const Vector& src) {
+  dst.clear();
+  for (const auto& x : src) dst.push_back(x);
+}
+
+// The fields of a record that the signature check fills (the op base fills the rest).
+void copy_checked_fields(const SignatureCall& src, SignatureCall& dst) {
+  dst.op = src.op;
+  copy_into(dst.indices, src.indices);
+  dst.branch_key = src.branch_key;
+  dst.device = src.device;
+  copy_into(dst.tensors, src.tensors);
+  copy_into(dst.traffic, src.traffic);
+  copy_into(dst.written, src.written);
+  dst.has_out = src.has_out;
+}
+
+bool same_facts(const TensorFacts& a, const TensorFacts& b) {
+  return a.defined == b.defined &&
+         (!a.defined || (a.contiguous == b.contiguous && a.dtype == b.dtype && a.device == b.device && a.shape == b.shape));
+}
+
+std::size_t tensor_hash(const Tensor& x) {
+  if (!x.defined()) return 0x9e37;
+  std::size_t h = hash_combine(cache_key_hash(x.dtype()), std::hash<Device>{}(x.device()));
+  h = hash_combine(h, x.is_contiguous() ? 1 : 2);
+  for (std::int64_t d : x.shape()) h = hash_combine(h, static_cast<std::size_t>(d));
+  return h;
+}
+
+std::size_t buckets_for(std::size_t capacity) {
+  std::size_t n = 16;
+  while (n < capacity && n < (std::size_t{1} << 16)) n <<= 1;
+  return n;
+}
+
+}  // namespace
+
+TensorFacts::TensorFacts(const Tensor& x) : defined(x.defined()) {
+  if (!defined) return;
+  contiguous = x.is_contiguous();
+  dtype = x.dtype();
+  device = x.device();
+  shape = x.shape();
+}
+
+bool TensorFacts::matches(const Tensor& x) const {
+  if (!x.defined()) return !defined;
+  const Shape& s = x.shape();
+  return defined && x.dtype() == dtype && x.device() == device && s.size() == shape.size() &&
+         std::equal(s.begin(), s.end(), shape.begin()) && x.is_contiguous() == contiguous;
+}
+
+std::size_t call_facts_hash(const CallArgs& args) {
+  std::size_t h = tensor_hash(args.out);
+  for (const Tensor& x : args.inputs) h = hash_combine(h, tensor_hash(x));
+  return h;
+}
+
+CachedCall::CachedCall(const CallArgs& args) : hash(call_facts_hash(args)), out(args.out) {
+  for (const Tensor& x : args.inputs) inputs.emplace_back(x);
+}
+
+bool CachedCall::matches(const CallArgs& args) const {
+  if (args.inputs.size() != inputs.size() || !out.matches(args.out)) return false;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].matches(args.inputs[i])) return false;
+  }
+  return true;
+}
+
+void CachedCall::keep(const CallCheck& checked, const SignatureCall& filled) {
+  check = checked;
+  copy_checked_fields(filled, record);
+}
+
+CallCache::CallCache(std::size_t capacity) : buckets_(buckets_for(capacity)), capacity_(capacity) {
+  clock_.reserve(capacity);
+}
+
+CallCache::~CallCache() {
+  while (retired_ != nullptr) delete std::exchange(retired_, retired_->next_retired);
+}
+
+CallCache::Stripe& CallCache::stripe() {
+  // Thread ids are addresses of thread control blocks; the multiplication spreads their high
+  // bits into the top four, which pick the stripe.
+  const auto id = static_cast<std::uint64_t>(pthread_self());
+  return stripes_[(id * 0x9e3779b97f4a7c15ull) >> 60];
+}
+
+const CachedCall* CallCache::find(const CallArgs& args, Stripe& s) const {
+  const std::size_t h = call_facts_hash(args);
+  // seq_cst loads: with the reader's count-in and the evictor's scan of the counts they make
+  // the evictor see this call in flight, or this call not see the evicted entry.
+  for (const CachedCall* e = bucket(h).load(std::memory_order_seq_cst); e != nullptr;
+       e = e->next.load(std::memory_order_seq_cst)) {
+    if (e->hash == h && e->matches(args)) {
+      if (!e->referenced.load(std::memory_order_relaxed)) e->referenced.store(true, std::memory_order_relaxed);
+      s.hits.fetch_add(1, std::memory_order_relaxed);
+      return e;
+    }
+  }
+  s.misses.fetch_add(1, std::memory_order_relaxed);
+  return nullptr;
+}
+
+void CallCache::insert(std::unique_ptr<CachedCall> entry) {
+  std::lock_guard lock(mutex_);
+  std::atomic<CachedCall*>& head = bucket(entry->hash);
+  for (const CachedCall* e = head.load(std::memory_order_relaxed); e != nullptr; e = e->next.load(std::memory_order_relaxed)) {
+    if (e->hash != entry->hash || e->inputs.size() != entry->inputs.size() || !same_facts(e->out, entry->out)) continue;
+    if (std::equal(e->inputs.begin(), e->inputs.end(), entry->inputs.begin(), same_facts)) return;  // another call was first
+  }
+  entry->id = next_id_++;
+  entry->next.store(head.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  CachedCall* added = entry.get();
+  if (clock_.size() < capacity_) {
+    clock_.push_back(std::move(entry));  // reserved: does not allocate
+  } else {
+    const std::size_t slot = victim();
+    retire(std::exchange(clock_[slot], std::move(entry)));
+    ++evictions_;
+    hand_ = (slot + 1) % clock_.size();
+  }
+  head.store(added, std::memory_order_release);
+  reclaim();
+}
+
+std::size_t CallCache::victim() {
+  for (;;) {
+    if (hand_ >= clock_.size()) hand_ = 0;
+    if (!clock_[hand_]->referenced.exchange(false, std::memory_order_relaxed)) return hand_;
+    ++hand_;
+  }
+}
+
+void CallCache::retire(std::unique_ptr<CachedCall> entry) {
+  std::atomic<CachedCall*>* link = &bucket(entry->hash);
+  while (link->load(std::memory_order_relaxed) != entry.get()) link = &link->load(std::memory_order_relaxed)->next;
+  link->store(entry->next.load(std::memory_order_relaxed), std::memory_order_seq_cst);
+  entry->next_retired = retired_;
+  retired_ = entry.release();
+}
+
+void CallCache::reclaim() {
+  if (retired_ == nullptr) return;
+  for (const Stripe& s : stripes_) {
+    if (s.in_flight.load(std::memory_order_seq_cst) != 0) return;
+  }
+  while (retired_ != nullptr) delete std::exchange(retired_, retired_->next_retired);
+}
+
+void CallCache::clear() {
+  std::lock_guard lock(mutex_);
+  for (auto& entry : clock_) retire(std::move(entry));
+  clock_.clear();
+  hand_ = 0;
+  reclaim();
+}
+
+void CallCache::set_capacity(std::size_t capacity) {
+  std::lock_guard lock(mutex_);
+  while (clock_.size() > capacity) {
+    const std::size_t slot = victim();
+    retire(std::move(clock_[slot]));
+    clock_.erase(clock_.begin() + static_cast<std::ptrdiff_t>(slot));
+    ++evictions_;
+  }
+  capacity_ = capacity;
+  clock_.reserve(capacity);
+  reclaim();
+}
+
+std::size_t CallCache::capacity() const {
+  std::lock_guard lock(mutex_);
+  return capacity_;
+}
+
+CacheCounters CallCache::counters() const {
+  CacheCounters c;
+  for (const Stripe& s : stripes_) {
+    c.hits += s.hits.load(std::memory_order_relaxed);
+    c.misses += s.misses.load(std::memory_order_relaxed);
+  }
+  std::lock_guard lock(mutex_);
+  c.evictions = evictions_;
+  c.entries = clock_.size();
+  c.capacity = capacity_;
+  return c;
+}
+
+std::shared_ptr<SignatureCall> CallCache::record(Stripe& s, const CachedCall* from) {
+  // ThreadSanitizer does not model the fence below, so records are not reused under it.
+#if !defined(__SANITIZE_THREAD__)
+  if (!s.pool_busy.exchange(true, std::memory_order_acquire)) {
+    struct Release {
+      Stripe& s;
+      ~Release() { s.pool_busy.store(false, std::memory_order_release); }
+    } release{s};
+    Stripe::Pooled* pooled = nullptr;
+    for (Stripe::Pooled& p : s.pool) {
+      if (p.record && p.record.use_count() == 1) {
+        // Pairs with the release of the last other owner's reference: its reads happen before ours.
+        std::atomic_thread_fence(std::memory_order_acquire);
+        pooled = &p;
+        break;
+      }
+    }
+    if (pooled == nullptr) {
+      pooled = &s.pool[s.next_replaced];
+      s.next_replaced = static_cast<std::uint8_t>((s.next_replaced + 1) % s.pool.size());
+      pooled->record = std::make_shared<SignatureCall>();
+      pooled->filled_from = 0;
+    }
+    SignatureCall& r = *pooled->record;
+    if (from == nullptr) {
+      r = SignatureCall();
+      pooled->filled_from = 0;
+    } else {
+      r.stages.clear();
+      r.kernels.clear();
+      if (pooled->filled_from != from->id) {
+        copy_checked_fields(from->record, r);
+        pooled->filled_from = from->id;
+      }
+    }
+    return pooled->record;
+  }
+#endif
+  auto r = std::make_shared<SignatureCall>();
+  if (from != nullptr) copy_checked_fields(from->record, *r);
+  return r;
+}
+
+}  // namespace tileops
