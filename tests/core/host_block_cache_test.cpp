@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #include "runtime/host_block_cache.hpp"
 
 using tileops::HostBlockCache;
@@ -8,22 +10,50 @@ TEST_CASE("large freed host blocks are reused for the same size") {
   HostBlockCache cache(std::size_t{64} << 20);
   void* a = cache.allocate(8 << 20, 64);
   CHECK(reinterpret_cast<std::uintptr_t>(a) % 64 == 0);
-  cache.deallocate(a, 8 << 20);
+  cache.deallocate(a, 8 << 20, 64);
   CHECK(cache.cached_bytes() == (8u << 20));
   void* b = cache.allocate((8 << 20) - 100, 64);  // rounds to the same bucket
   CHECK(b == a);
   CHECK(cache.cached_bytes() == 0);
-  cache.deallocate(b, (8 << 20) - 100);
+  cache.deallocate(b, (8 << 20) - 100, 64);
 }
 
-TEST_CASE("the host block cache keeps at most its capacity and never caches small blocks") {
+TEST_CASE("the host block cache keeps at most its capacity in large blocks, and small blocks apart from them") {
   HostBlockCache cache(std::size_t{3} << 20);
   void* a = cache.allocate(2 << 20, 64);
   void* b = cache.allocate(2 << 20, 64);
-  cache.deallocate(a, 2 << 20);
-  cache.deallocate(b, 2 << 20);  // would exceed 3 MiB: returned to the system
+  cache.deallocate(a, 2 << 20, 64);
+  cache.deallocate(b, 2 << 20, 64);  // would exceed 3 MiB: returned to the system
   CHECK(cache.cached_bytes() == (2u << 20));
   void* small = cache.allocate(4096, 64);
-  cache.deallocate(small, 4096);
+  cache.deallocate(small, 4096, 64);
   CHECK(cache.cached_bytes() == (2u << 20));
+  CHECK(cache.cached_small_bytes() == 4096);
+}
+
+TEST_CASE("small host blocks are reused by size class on the same thread, aligned as asked") {
+  HostBlockCache cache(0);
+  void* a = cache.allocate(200, 64);  // class 256
+  CHECK(reinterpret_cast<std::uintptr_t>(a) % 64 == 0);
+  cache.deallocate(a, 200, 64);
+  CHECK(cache.cached_small_bytes() == 256);
+  CHECK(cache.allocate(129, 64) == a);  // the same class
+  CHECK(cache.cached_small_bytes() == 0);
+  void* other = cache.allocate(100, 64);  // class 128: a block of its own
+  CHECK(other != a);
+  void* wide = cache.allocate(8, 4096);   // the alignment sets the class
+  CHECK(reinterpret_cast<std::uintptr_t>(wide) % 4096 == 0);
+  cache.deallocate(a, 129, 64);
+  cache.deallocate(other, 100, 64);
+  cache.deallocate(wide, 8, 4096);
+  CHECK(cache.cached_small_bytes() == 256 + 128 + 4096);
+}
+
+TEST_CASE("each shard of the small tier keeps at most its byte bound") {
+  HostBlockCache cache(0);
+  constexpr std::size_t block = HostBlockCache::kMaxSmallBytes;
+  std::vector<void*> blocks;
+  for (std::size_t i = 0; i < HostBlockCache::kShardSmallBytes / block + 4; ++i) blocks.push_back(cache.allocate(block, 64));
+  for (void* p : blocks) cache.deallocate(p, block, 64);
+  CHECK(cache.cached_small_bytes() == HostBlockCache::kShardSmallBytes);
 }

@@ -138,10 +138,10 @@ void emit_class(std::ostream& o, const OpModel& op, const Options& options) {
     o << "};\n    OpOutputs outputs = call(CallArgs(inputs" << (buffer ? ", out" : "") << "));\n";
   }
   if (op.outputs.size() == 1) {
-    o << "    return outputs.front();\n";
+    o << "    return std::move(outputs.front());\n";
   } else {
     o << "    return {";
-    for (std::size_t i = 0; i < op.outputs.size(); ++i) o << (i ? ", " : "") << "outputs[" << i << "]";
+    for (std::size_t i = 0; i < op.outputs.size(); ++i) o << (i ? ", " : "") << "std::move(outputs[" << i << "])";
     o << "};\n";
   }
   o << "  }\n";
@@ -184,7 +184,7 @@ std::string emit_header(const std::string& stem, const std::vector<OpModel>& ops
     << "// op_class() and forward() (and a composite's hold_stages()).\n"
     << "#pragma once\n\n"
     << "#include <array>\n#include <cstdint>\n#include <memory>\n#include <optional>\n#include <string>\n"
-    << "#include <variant>\n#include <vector>\n\n";
+    << "#include <utility>\n#include <variant>\n#include <vector>\n\n";
   if (!options.export_include.empty()) o << "#include \"" << options.export_include << "\"\n";
   o << "#include \"tileops/op.hpp\"\n#include \"tileops/ops/param_access.hpp\"\n";
   std::set<std::string> includes;

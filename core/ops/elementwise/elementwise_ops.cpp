@@ -57,15 +57,19 @@ OpOutputs AddFwdOp::forward(const CallArgs& args) {
     call.kind = BroadcastKind::general;
   }
   // A caller's `out` that is not contiguous is computed into a temporary and copied back.
-  const bool direct = args.out.defined() && args.out.is_contiguous();
-  const Tensor out = direct ? args.out : Tensor::empty(shape, call.dtype, call.device.value());
   const double alpha_value = std::visit([](auto v) { return static_cast<double>(v); }, alpha());
-  kernel_for<AddFwdInterface>("add", call).forward(a, b, alpha_value, out);
-  if (args.out.defined() && !direct) {
+  AddFwdInterface& kernel = kernel_for<AddFwdInterface>("add", call);
+  if (args.out.defined() && args.out.is_contiguous()) {
+    kernel.forward(a, b, alpha_value, args.out);
+    return {args.out};
+  }
+  Tensor out = Tensor::empty(shape, call.dtype, call.device.value());
+  kernel.forward(a, b, alpha_value, out);
+  if (args.out.defined()) {
     args.out.copy_from(out);
     return {args.out};
   }
-  return {out};
+  return {std::move(out)};
 }
 
 const OpClass& ReluFwdOp::op_class() {

@@ -1,9 +1,8 @@
 #include "op/call_cache.hpp"
 
-#include <pthread.h>
-
 #include <algorithm>
 
+#include "thread_stripe.hpp"
 #include "tileops/cache_key.hpp"
 
 namespace tileops {
@@ -97,10 +96,7 @@ CallCache::~CallCache() {
 }
 
 CallCache::Stripe& CallCache::stripe() {
-  // Thread ids are addresses of thread control blocks; the multiplication spreads their high
-  // bits into the top four, which pick the stripe.
-  const auto id = static_cast<std::uint64_t>(pthread_self());
-  return stripes_[(id * 0x9e3779b97f4a7c15ull) >> 60];
+  return stripes_[thread_stripe<kStripeBits>()];
 }
 
 const CachedCall* CallCache::find(const CallArgs& args, Stripe& s) const {

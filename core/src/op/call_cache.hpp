@@ -150,7 +150,8 @@ class CallCache {
   CacheCounters counters() const;
 
  private:
-  static constexpr std::size_t kStripes = 16;
+  static constexpr unsigned kStripeBits = 4;
+  static constexpr std::size_t kStripes = std::size_t{1} << kStripeBits;
 
   std::atomic<CachedCall*>& bucket(std::size_t hash) const { return buckets_[hash & (buckets_.size() - 1)]; }
   // Under mutex_: take `entry` out of its bucket and retire it; pick the clock's victim;

@@ -74,8 +74,11 @@ RuntimeRegistry& registry() {
 [[noreturn]] void throw_no_runtime(DeviceType type);
 
 std::shared_ptr<DeviceRuntime> device_runtime_shared(DeviceType type) {
-  // The cpu runtime is registered first and never removed: tensors on the host skip the lock.
-  static const std::shared_ptr<DeviceRuntime> cpu = registry().runtimes.front();
+  // The cpu runtime is registered first and kept for the process (the reference below is never
+  // released), so host tensors skip the lock and hold it without a reference count that every
+  // thread allocating host memory would write.
+  static const std::shared_ptr<DeviceRuntime>* const kept = new std::shared_ptr<DeviceRuntime>(registry().runtimes.front());
+  static const std::shared_ptr<DeviceRuntime> cpu(std::shared_ptr<void>(), kept->get());
   if (type == DeviceType::cpu()) return cpu;
   RuntimeRegistry& r = registry();
   {

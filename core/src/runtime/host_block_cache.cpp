@@ -1,13 +1,27 @@
 #include "runtime/host_block_cache.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <new>
 
+#include "thread_stripe.hpp"
+
 namespace tileops {
+namespace {
+
+constexpr std::size_t kSmallestClass = 64;
+
+}  // namespace
 
 HostBlockCache::~HostBlockCache() {
   for (auto& [size, blocks] : free_) {
     for (void* p : blocks) std::free(p);
+  }
+  for (Shard& shard : shards_) {
+    for (auto& blocks : shard.free) {
+      for (void* p : blocks) std::free(p);
+    }
   }
 }
 
@@ -17,9 +31,33 @@ std::size_t HostBlockCache::rounded(std::size_t nbytes) {
   return (nbytes + kGranule - 1) / kGranule * kGranule;
 }
 
+int HostBlockCache::small_class(std::size_t nbytes, std::size_t alignment) {
+  const std::size_t size = std::max({nbytes, alignment, kSmallestClass});
+  if (size > kMaxSmallBytes) return -1;
+  return std::countr_zero(std::bit_ceil(size)) - std::countr_zero(kSmallestClass);
+}
+
 void* HostBlockCache::allocate(std::size_t nbytes, std::size_t alignment) {
   // Beyond this the rounding below would wrap around to a small size.
   if (nbytes > kMaxBytes) throw std::bad_alloc();
+  if (const int c = small_class(nbytes, alignment); c >= 0) {
+    Shard& shard = shards_[thread_stripe<kShardBits>()];
+    const std::size_t size = kSmallestClass << c;
+    {
+      std::lock_guard guard(shard.lock);
+      std::vector<void*>& blocks = shard.free[static_cast<std::size_t>(c)];
+      if (!blocks.empty()) {
+        void* p = blocks.back();
+        blocks.pop_back();
+        shard.bytes -= size;
+        return p;
+      }
+    }
+    // Class sizes are powers of two of at least the alignment, so they are multiples of it.
+    void* p = std::aligned_alloc(std::max(alignment, kSmallestClass), size);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  }
   const std::size_t size = (rounded(nbytes) + alignment - 1) / alignment * alignment;
   if (size >= kMinCachedBytes) {
     std::lock_guard lock(mutex_);
@@ -36,9 +74,25 @@ void* HostBlockCache::allocate(std::size_t nbytes, std::size_t alignment) {
   return p;
 }
 
-void HostBlockCache::deallocate(void* ptr, std::size_t nbytes) noexcept {
+void HostBlockCache::deallocate(void* ptr, std::size_t nbytes, std::size_t alignment) noexcept {
   if (ptr == nullptr) return;
-  const std::size_t size = rounded(nbytes);
+  if (const int c = small_class(nbytes, alignment); c >= 0) {
+    Shard& shard = shards_[thread_stripe<kShardBits>()];
+    const std::size_t size = kSmallestClass << c;
+    std::lock_guard guard(shard.lock);
+    if (shard.bytes + size <= kShardSmallBytes) {
+      try {
+        shard.free[static_cast<std::size_t>(c)].push_back(ptr);
+        shard.bytes += size;
+        return;
+      } catch (const std::bad_alloc&) {
+        // No room to remember the block: give it back instead.
+      }
+    }
+    std::free(ptr);
+    return;
+  }
+  const std::size_t size = (rounded(nbytes) + alignment - 1) / alignment * alignment;
   if (size >= kMinCachedBytes) {
     std::lock_guard lock(mutex_);
     if (cached_ + size <= capacity_) {
@@ -57,6 +111,15 @@ void HostBlockCache::deallocate(void* ptr, std::size_t nbytes) noexcept {
 std::size_t HostBlockCache::cached_bytes() const {
   std::lock_guard lock(mutex_);
   return cached_;
+}
+
+std::size_t HostBlockCache::cached_small_bytes() const {
+  std::size_t n = 0;
+  for (const Shard& shard : shards_) {
+    std::lock_guard guard(shard.lock);
+    n += shard.bytes;
+  }
+  return n;
 }
 
 }  // namespace tileops

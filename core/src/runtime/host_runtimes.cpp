@@ -70,7 +70,7 @@ class CpuRuntime final : public DeviceRuntime {
                              " bytes: the host has no free memory block of that size");
     }
   }
-  void deallocate(void* ptr, std::size_t nbytes, int) noexcept override { blocks_.deallocate(ptr, nbytes); }
+  void deallocate(void* ptr, std::size_t nbytes, int) noexcept override { blocks_.deallocate(ptr, nbytes, kHostAlignment); }
   void copy_to_host(void* dst, const void* src, std::size_t n, int) override { std::memmove(dst, src, n); }
   void copy_from_host(void* dst, const void* src, std::size_t n, int) override { std::memmove(dst, src, n); }
   void copy_on_device(void* dst, const void* src, std::size_t n, int) override { std::memmove(dst, src, n); }
