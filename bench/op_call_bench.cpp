@@ -1,12 +1,16 @@
 // The cost of the cached call path: op(x, w) on an RMSNormFwdOp whose kernel does no work
 // (it returns a preallocated output), against calling that kernel directly. The difference is
 // the base class's overhead per call: signature check, kernel lookup, result check, record.
+// And whether threads sharing one instance pay for it: AddFwdOp with `out` on 64 floats, two
+// threads calling one shared instance against two threads with an instance each (compare the
+// items_per_second of the two).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 
 #include "tileops/backend.hpp"
 #include "tileops/plugin.hpp"
+#include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/rms_norm.hpp"
 
 namespace {
@@ -71,6 +75,32 @@ void BM_RMSNormKernelDirect(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(kernel.forward(in.x, in.w));
 }
 BENCHMARK(BM_RMSNormKernelDirect);
+
+// One thread's add arguments.
+struct AddInputs {
+  Tensor a = Tensor::zeros({1, 64}, DType::float32);
+  Tensor b = Tensor::zeros({1, 64}, DType::float32);
+  Tensor out = Tensor::zeros({1, 64}, DType::float32);
+};
+
+void add_calls(benchmark::State& state, AddFwdOp& add) {
+  thread_local AddInputs in;
+  add(in.a, in.b, in.out);
+  for (auto _ : state) benchmark::DoNotOptimize(add(in.a, in.b, in.out));
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_AddSharedInstance(benchmark::State& state) {
+  static AddFwdOp shared;
+  add_calls(state, shared);
+}
+BENCHMARK(BM_AddSharedInstance)->Threads(2)->UseRealTime();
+
+void BM_AddOwnInstances(benchmark::State& state) {
+  thread_local AddFwdOp own;
+  add_calls(state, own);
+}
+BENCHMARK(BM_AddOwnInstances)->Threads(2)->UseRealTime();
 
 }  // namespace
 

@@ -24,6 +24,20 @@ TEST_CASE("tileops run reports target, kernels, record and roofline, and --check
   CHECK(j.at("check").at("ok") == true);
 }
 
+TEST_CASE("tileops run --json shows the op's cache counters: the timed repeats hit the first call's entry") {
+  const auto r = run_command(cli() + " run AddFwdOp -i a=[4,8]:float32 -i b=[4,8]:float32 --json -r 3");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& calls = j.at("caches")[0].at("calls");
+  CHECK(j.at("caches")[0].at("op") == "AddFwdOp");
+  CHECK(calls.at("misses") == 1);
+  CHECK(calls.at("hits").get<int>() >= 3);
+  CHECK(calls.at("entries") == 1);
+  CHECK(calls.at("capacity") == 256);
+  CHECK(calls.at("evictions") == 0);
+  CHECK(j.at("caches")[0].at("target_kernels").at("entries") == 0);
+}
+
 TEST_CASE("tileops run takes parameters and inputs from a workload row") {
   const auto r = run_command(cli() + " run GemmFwdOp --workload llama-8b-qkv-decode --target reference --json -r 1");
   REQUIRE(r.status == 0);

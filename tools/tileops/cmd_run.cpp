@@ -85,6 +85,7 @@ int run_run(const std::vector<std::string>& args) {
   report["target"] = target ? nlohmann::json(*target) : nlohmann::json(nullptr);
   report["serving_target"] = op->serving_target() ? nlohmann::json(*op->serving_target()) : nlohmann::json(nullptr);
   report["kernels"] = kernels_json(*op);
+  report["caches"] = caches_json(*op);
   report["last_call"] = record_json(*op->last_call());
   report["roofline"] = {{"flops", roof.flops}, {"bytes", roof.bytes}};
   report["seconds"] = seconds;
@@ -116,6 +117,10 @@ int run_run(const std::vector<std::string>& args) {
   std::cout << entry->name << " on " << device.str() << "  serving target: "
             << op->serving_target().value_or("(none: no implementation ran)") << "\n";
   std::cout << "  kernels:  " << kernels_text(report["kernels"]) << "\n";
+  const nlohmann::json& calls = report["caches"][0]["calls"];
+  std::cout << "  cache:    " << calls["hits"].get<std::uint64_t>() << " hits, " << calls["misses"].get<std::uint64_t>()
+            << " misses, " << calls["entries"].get<std::size_t>() << " of " << calls["capacity"].get<std::size_t>()
+            << " entries\n";
   const SignatureCall& rec = *op->last_call();
   for (const TensorRecord& t : rec.tensors) {
     std::cout << "  tensor:   " << t.name << " " << dtype_name(t.dtype) << shape_str(t.shape) << "\n";

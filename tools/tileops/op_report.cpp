@@ -33,6 +33,27 @@ nlohmann::json kernels_json(const Op& op, const std::string& stage) {
   return out;
 }
 
+nlohmann::json caches_json(const Op& op, const std::string& stage) {
+  const auto counters = [](const CacheCounters& c) {
+    return nlohmann::json{
+        {"hits", c.hits}, {"misses", c.misses}, {"evictions", c.evictions}, {"entries", c.entries}, {"capacity", c.capacity}};
+  };
+  const CacheStats stats = op.cache_stats();
+  nlohmann::json out = nlohmann::json::array();
+  out.push_back({{"op", op.name()},
+                 {"stage", stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(stage)},
+                 {"calls", counters(stats.calls)},
+                 {"target_kernels", counters(stats.target_kernels)}});
+  const auto& stages = op.op_class().delegate_types();
+  std::size_t i = 0;
+  for (Op* sub : op.held_delegates()) {
+    const std::string sub_stage = i < stages.size() ? stages[i].stage : std::string("?");
+    for (auto& c : caches_json(*sub, stage.empty() ? sub_stage : stage + "." + sub_stage)) out.push_back(c);
+    ++i;
+  }
+  return out;
+}
+
 std::string kernels_text(const nlohmann::json& kernels) {
   std::string s;
   for (const auto& k : kernels) {

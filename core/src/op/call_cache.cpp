@@ -123,8 +123,8 @@ void CallCache::insert(std::unique_ptr<CachedCall> entry) {
     if (std::equal(e->inputs.begin(), e->inputs.end(), entry->inputs.begin(), same_facts)) return;  // another call was first
   }
   entry->id = next_id_++;
-  entry->next.store(head.load(std::memory_order_relaxed), std::memory_order_relaxed);
   CachedCall* added = entry.get();
+  // The victim leaves its bucket before the new entry joins one: it may be the same bucket.
   if (clock_.size() < capacity_) {
     clock_.push_back(std::move(entry));  // reserved: does not allocate
   } else {
@@ -133,6 +133,7 @@ void CallCache::insert(std::unique_ptr<CachedCall> entry) {
     ++evictions_;
     hand_ = (slot + 1) % clock_.size();
   }
+  added->next.store(head.load(std::memory_order_relaxed), std::memory_order_relaxed);
   head.store(added, std::memory_order_release);
   reclaim();
 }
@@ -166,6 +167,11 @@ void CallCache::clear() {
   for (auto& entry : clock_) retire(std::move(entry));
   clock_.clear();
   hand_ = 0;
+  evictions_ = 0;
+  for (Stripe& s : stripes_) {
+    s.hits.store(0, std::memory_order_relaxed);
+    s.misses.store(0, std::memory_order_relaxed);
+  }
   reclaim();
 }
 

@@ -137,7 +137,7 @@ class CallCache {
   // cache is full. Frees the retired entries when no call is in flight.
   void insert(std::unique_ptr<CachedCall> entry);
 
-  // Drops every entry (retired until no call is in flight).
+  // Drops every entry (retired until no call is in flight) and zeroes the counters.
   void clear();
 
   // A record for one call, from `stripe`'s pool when one there is held by nothing else: with

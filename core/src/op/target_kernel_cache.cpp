@@ -68,6 +68,7 @@ void TargetKernelCache::clear() {
   std::lock_guard lock(mutex_);
   index_.clear();
   order_.clear();
+  hits_ = misses_ = evictions_ = 0;
 }
 
 void TargetKernelCache::set_capacity(std::size_t capacity) {

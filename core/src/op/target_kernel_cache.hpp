@@ -49,7 +49,7 @@ class TargetKernelCache {
   std::shared_ptr<const TargetKernel> insert(TargetKey key, std::shared_ptr<const TargetKernel> kernel);
   // The keys held, most recently used first.
   std::vector<std::string> keys() const;
-  // Drops every kernel (a kernel in use by a call stays alive until that call is done).
+  // Drops every kernel (one in use by a call lives until that call is done); zeroes the counters.
   void clear();
   void set_capacity(std::size_t capacity);
   CacheCounters counters() const;
