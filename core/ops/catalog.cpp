@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "join.hpp"
 #include "op_catalog_entries.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
@@ -19,8 +20,7 @@ std::vector<OpCatalogEntry> build_catalog() {
       const auto& known = cls().plan().param_names();
       for (const auto& [given, value] : p) {
         if (std::find(known.begin(), known.end(), given) == known.end()) {
-          std::string list;
-          for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+          const std::string list = join(known);
           throw TypeError(name + ": unknown parameter '" + given + "'; its parameters are: " +
                           (list.empty() ? "(none)" : list));
         }
@@ -44,8 +44,7 @@ const OpCatalogEntry& find_op(std::string_view name) {
   for (const OpCatalogEntry& e : op_catalog()) {
     if (e.name == name) return e;
   }
-  std::string known;
-  for (const OpCatalogEntry& e : op_catalog()) known += (known.empty() ? "" : ", ") + e.name;
+  const std::string known = join_with(op_catalog(), [](std::string& out, const OpCatalogEntry& e) { out += e.name; });
   throw ValueError("unknown op '" + std::string(name) + "'; known ops: " + known);
 }
 

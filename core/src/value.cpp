@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "join.hpp"
 #include "tileops/errors.hpp"
 
 namespace tileops {
@@ -79,8 +80,7 @@ const Value* ParamMap::find(std::string_view name) const {
 
 const Value& ParamMap::at(std::string_view name) const {
   if (const Value* v = find(name)) return *v;
-  std::string known;
-  for (const auto& item : items_) known += (known.empty() ? "" : ", ") + item.first;
+  const std::string known = join_with(items_, [](std::string& out, const auto& item) { out += item.first; });
   throw ValueError("no parameter named '" + std::string(name) + "'; known: " + (known.empty() ? "(none)" : known));
 }
 

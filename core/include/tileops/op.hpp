@@ -21,15 +21,11 @@
 // delegate_for.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "tileops/backend.hpp"
@@ -38,7 +34,6 @@
 #include "tileops/identity.hpp"
 #include "tileops/kernel.hpp"
 #include "tileops/op_class.hpp"
-#include "tileops/record_slot.hpp"
 #include "tileops/signature.hpp"
 #include "tileops/value.hpp"
 
@@ -120,7 +115,7 @@ class TILEOPS_API Op {
   // now, every kernel built later right after it is built. A target's kernels cannot be
   // tuned: the op warns once.
   virtual void request_tune();
-  bool tune_requested() const { return tune_requested_.load(std::memory_order_acquire); }
+  bool tune_requested() const;
   // The op's own configuration, else the first configured kernel's (iter_kernels order).
   virtual std::optional<std::string> kernel_config() const;
   // Every kernel in this op's entries (and their sub-kernels) and in held sub-ops, each once.
@@ -247,26 +242,10 @@ class TILEOPS_API Op {
   std::unique_ptr<ConstructionCopies> copies_;  // only when the class has call-device construction tensors
   std::string instance_key_;
 
-  // Binding group: the current binding, and every binding this instance ever used (a reset
-  // of a committed binding must not free what a concurrent cached call still reads).
-  std::atomic<Binding*> binding_;
-  std::vector<std::unique_ptr<Binding>> bindings_;
-  CacheCapacity capacity_;  // under select_mutex_
-  mutable std::mutex select_mutex_;
-  std::atomic<std::thread::id> selecting_thread_{};
-
-  // Running group.
-  std::atomic<bool> tune_requested_{false};
-  std::atomic<bool> tune_warned_{false};
-  RecordSlot<SignatureCall> last_call_;
-  struct HeldDelegate {
-    std::string stage;
-    Identity identity;
-    std::shared_ptr<Op> op;
-    bool injected = false;
-  };
-  mutable std::shared_mutex delegates_mutex_;
-  std::vector<HeldDelegate> delegates_;
+  // The binding group (the current binding, every binding the instance used, the selection
+  // lock) and the running group (tune mode, last_call, held sub-ops): core/src/op/op_state.hpp.
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace tileops

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "join.hpp"
 #include "manifest/builtin_manifests.hpp"
 #include "text_file.hpp"
 #include "tileops/logging.hpp"
@@ -72,8 +73,7 @@ const OpSpec& ManifestRegistry::spec(std::string_view op) const {
     }
   }
   if (!problems.empty()) throw ManifestError(std::move(problems));
-  std::string known;
-  for (const auto& [name, list] : specs_) known += (known.empty() ? "" : ", ") + name;
+  const std::string known = join_with(specs_, [](std::string& out, const auto& spec) { out += spec.first; });
   throw ValueError("no manifest entry is named '" + std::string(op) + "'; the known ops are " + known);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "join.hpp"
 #include "plugin/backend_call.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
@@ -10,16 +11,8 @@
 namespace tileops {
 namespace {
 
-std::string list_str(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& item : items) s += (s.empty() ? "" : ", ") + item;
-  return s;
-}
-
 std::string archs_str(const std::vector<int>& archs) {
-  std::string s;
-  for (int a : archs) s += (s.empty() ? "" : ", ") + std::to_string(a);
-  return "[" + s + "]";
+  return "[" + join_with(archs, [](std::string& s, int a) { s += std::to_string(a); }) + "]";
 }
 
 }  // namespace
@@ -43,12 +36,12 @@ int select_implementation(const std::string& op, const InstalledKernels& table, 
   }
   if (available_type.empty()) {
     std::vector<std::string> runs_on;
-    for (int k : keys) runs_on.push_back(table.kernels[k].key + " on " + list_str(table.kernels[k].type->devices));
+    for (int k : keys) runs_on.push_back(table.kernels[k].key + " on " + join(table.kernels[k].type->devices));
     // As the backend guide's error table has it: the targets that do build this op, so that a
     // caller who forced the in-tree kernels (or whose device no detector claims) sees the way out.
     throw OpNotAvailableError(op + ": in-tree kernels do not run on " + device.str() + " (interface '" +
-                              interface_name + "': " + (runs_on.empty() ? "no implementations" : list_str(runs_on)) +
-                              "); known targets for this op: [" + list_str(registered_targets(op)) + "]");
+                              interface_name + "': " + (runs_on.empty() ? "no implementations" : join(runs_on)) +
+                              "); known targets for this op: [" + join(registered_targets(op)) + "]");
   }
 
   std::vector<std::string> reasons;
@@ -58,7 +51,7 @@ int select_implementation(const std::string& op, const InstalledKernels& table, 
     const KernelType& t = *kernel.type;
     std::optional<std::string> reason;
     if (std::find(t.devices.begin(), t.devices.end(), type) == t.devices.end()) {
-      reason = "runs on " + list_str(t.devices) + ", not " + type;
+      reason = "runs on " + join(t.devices) + ", not " + type;
     } else if (!t.supported_archs.empty() &&
                (!where.arch || std::find(t.supported_archs.begin(), t.supported_archs.end(), *where.arch) ==
                                    t.supported_archs.end())) {
@@ -77,7 +70,7 @@ int select_implementation(const std::string& op, const InstalledKernels& table, 
   }
   if (applicable.empty()) {
     throw ValueError(op + ": no implementation serves this call " + call_str + " on " + device.str() +
-                     " (interface '" + interface_name + "'): " + list_str(reasons));
+                     " (interface '" + interface_name + "'): " + join(reasons));
   }
 
   const bool any_specific = std::any_of(applicable.begin(), applicable.end(),
@@ -104,7 +97,7 @@ int select_implementation(const std::string& op, const InstalledKernels& table, 
     std::vector<std::string> tied;
     for (int k : winners) tied.push_back(table.kernels[k].key + " (" + table.kernels[k].origin() + ")");
     throw ValueError(op + ": dispatch is ambiguous for " + call_str + " on " + device.str() + " (interface '" +
-                     interface_name + "'): " + list_str(tied) +
+                     interface_name + "'): " + join(tied) +
                      " all apply and none is preferred over the others; declare preferred_over in one of them, or "
                      "leave out the plugin that brought one with the config's disable_plugins");
   }

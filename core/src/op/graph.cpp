@@ -1,6 +1,7 @@
 #include "tileops/graph.hpp"
 
 #include "op/binding.hpp"
+#include "op/op_state.hpp"
 #include "op/graph_capture.hpp"
 #include "op/instance_registry.hpp"
 #include "tileops/errors.hpp"
@@ -65,7 +66,7 @@ OpOutputs GraphCapture::record(Op& op, const CallArgs& args) {
     outputs = op.run_call_impl(meta_args, &branch);  // the fake: check, record, meta outputs
     node.operator_name = op.op_class().compile_op_names().at(branch);
   } else {
-    const Binding* b = op.binding_.load(std::memory_order_acquire);
+    const Binding* b = op.state_->binding.load(std::memory_order_acquire);
     if (!(b->committed.load(std::memory_order_acquire) && b->builder)) {
       return op.forward(meta_args);  // not a node: its sub-ops' calls are
     }

@@ -4,18 +4,13 @@
 #include <functional>
 
 #include "backend/registry.hpp"
+#include "join.hpp"
 #include "signature/expr/intern.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
 
 namespace tileops {
 namespace {
-
-std::string join(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& item : items) s += (s.empty() ? "" : ", ") + item;
-  return s;
-}
 
 int find_key(const std::vector<InstalledKernel>& kernels, const std::string& key) {
   for (std::size_t i = 0; i < kernels.size(); ++i) {

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "join.hpp"
 #include "op/binding.hpp"
 #include "op/call_frame.hpp"
 #include "op/construction_copies.hpp"
 #include "op/installed_kernels.hpp"
+#include "op/op_state.hpp"
 #include "op/instance_registry.hpp"
 #include "plugin/backend_call.hpp"
 #include "signature/signature_plan.hpp"
@@ -18,7 +20,7 @@
 namespace tileops {
 
 Op::Op(const OpClass& cls, ParamMap params, Target target, std::initializer_list<std::string_view> injected)
-    : cls_(cls), plan_(cls.plan()), target_(std::move(target)) {
+    : cls_(cls), plan_(cls.plan()), target_(std::move(target)), state_(std::make_unique<State>()) {
   if (target_ && target_->empty()) throw ValueError(cls_.name() + ": the target name is empty");
   // 1. The registry must exist before any call: a first call may already be inside a graph
   //    capture, where loading plugins is not allowed.
@@ -33,9 +35,9 @@ Op::Op(const OpClass& cls, ParamMap params, Target target, std::initializer_list
   instance_key_ = register_instance(this);
   // 5. Binding and running state start empty.
   const Config cfg = config();
-  capacity_ = {cfg.call_cache_capacity, cfg.target_kernel_cache_capacity};
-  bindings_.push_back(std::make_unique<Binding>(cls_.interfaces().size(), capacity_));
-  binding_.store(bindings_.back().get(), std::memory_order_release);
+  state_->capacity = {cfg.call_cache_capacity, cfg.target_kernel_cache_capacity};
+  state_->bindings.push_back(std::make_unique<Binding>(cls_.interfaces().size(), state_->capacity));
+  state_->binding.store(state_->bindings.back().get(), std::memory_order_release);
 }
 
 Op::~Op() { unregister_instance(instance_key_); }
@@ -49,8 +51,8 @@ void Op::check_injected_parameter(std::string_view name) const {
 }
 
 std::optional<std::string> Op::serving_target() const {
-  const Binding* b = binding_.load(std::memory_order_acquire);
-  if (!b->committed.load(std::memory_order_acquire) && selecting_thread_.load() != std::this_thread::get_id()) {
+  const Binding* b = state_->binding.load(std::memory_order_acquire);
+  if (!b->committed.load(std::memory_order_acquire) && state_->selecting_thread.load() != std::this_thread::get_id()) {
     return std::nullopt;
   }
   return b->selected ? b->serving_target : std::nullopt;
@@ -58,8 +60,10 @@ std::optional<std::string> Op::serving_target() const {
 
 const ParamMap& Op::params() const { return construction_->params; }
 
+bool Op::tune_requested() const { return state_->tune_requested.load(std::memory_order_acquire); }
+
 SignatureCallPtr Op::last_call() const {
-  SignatureCallPtr record = last_call_.load();
+  SignatureCallPtr record = state_->last_call.load();
   if (!record) throw RuntimeError(cls_.name() + " (" + instance_key_ + "): last_call is not available: no call has completed yet");
   return record;
 }
@@ -70,7 +74,7 @@ Roofline Op::eval_roofline() const {
 }
 
 std::string Op::describe_kernel(const Kernel* kernel) const {
-  const Binding* b = binding_.load(std::memory_order_acquire);
+  const Binding* b = state_->binding.load(std::memory_order_acquire);
   std::shared_lock lock(b->entries_mutex);
   for (const auto& per_interface : b->built_entries) {
     for (const auto& slot : per_interface) {
@@ -83,18 +87,18 @@ std::string Op::describe_kernel(const Kernel* kernel) const {
 }
 
 void Op::request_tune() {
-  tune_requested_.store(true, std::memory_order_release);
+  state_->tune_requested.store(true, std::memory_order_release);
   for (Kernel* k : iter_kernels()) {
     call_backend([&] { k->request_tune(); }, [&] { return describe_kernel(k) + ", in request_tune,"; });
   }
   for (Op* sub : held_delegates()) sub->request_tune();
-  const Binding* b = binding_.load(std::memory_order_acquire);
+  const Binding* b = state_->binding.load(std::memory_order_acquire);
   if (b->committed.load(std::memory_order_acquire) && b->builder) warn_target_cannot_tune();
 }
 
 void Op::warn_target_cannot_tune() {
-  if (tune_warned_.exchange(true)) return;
-  const Binding* b = binding_.load(std::memory_order_acquire);
+  if (state_->tune_warned.exchange(true)) return;
+  const Binding* b = state_->binding.load(std::memory_order_acquire);
   log().warn("{} ({}): tuning was requested, but target '{}' serves this op and its kernels cannot be tuned",
              cls_.name(), instance_key_, b->serving_target.value_or("?"));
 }
@@ -117,7 +121,7 @@ std::vector<Kernel*> Op::iter_kernels() const {
   };
   std::vector<std::shared_ptr<Kernel>> built;  // kept alive while their sub-kernels are asked for
   {
-    const Binding* b = binding_.load(std::memory_order_acquire);
+    const Binding* b = state_->binding.load(std::memory_order_acquire);
     std::shared_lock lock(b->entries_mutex);
     for (const auto& per_interface : b->built_entries) {
       for (const auto& slot : per_interface) built.push_back(slot->kernel);
@@ -131,7 +135,7 @@ std::vector<Kernel*> Op::iter_kernels() const {
 }
 
 std::vector<BuiltEntry> Op::built_entries(std::string_view interface) const {
-  const Binding* b = binding_.load(std::memory_order_acquire);
+  const Binding* b = state_->binding.load(std::memory_order_acquire);
   std::vector<BuiltEntry> out;
   if (b->builder) {
     for (std::string& key : b->target_kernels.keys()) out.push_back({*b->serving_target, std::move(key), nullptr});
@@ -153,13 +157,13 @@ std::vector<BuiltEntry> Op::built_entries(std::string_view interface) const {
 }
 
 CacheStats Op::cache_stats() const {
-  const Binding* b = binding_.load(std::memory_order_acquire);
+  const Binding* b = state_->binding.load(std::memory_order_acquire);
   return {b->calls.counters(), b->target_kernels.counters()};
 }
 
 CacheCapacity Op::cache_capacity() const {
-  std::lock_guard lock(select_mutex_);
-  return capacity_;
+  std::lock_guard lock(state_->select_mutex);
+  return state_->capacity;
 }
 
 void Op::set_cache_capacity(const CacheCapacity& capacity) {
@@ -171,19 +175,19 @@ void Op::set_cache_capacity(const CacheCapacity& capacity) {
   };
   check(capacity.calls, "call");
   check(capacity.target_kernels, "target kernel");
-  std::unique_lock lock(select_mutex_, std::defer_lock);
-  if (selecting_thread_.load() != std::this_thread::get_id()) lock.lock();
-  capacity_ = capacity;
-  Binding* b = binding_.load(std::memory_order_acquire);
+  std::unique_lock lock(state_->select_mutex, std::defer_lock);
+  if (state_->selecting_thread.load() != std::this_thread::get_id()) lock.lock();
+  state_->capacity = capacity;
+  Binding* b = state_->binding.load(std::memory_order_acquire);
   b->calls.set_capacity(capacity.calls);
   b->target_kernels.set_capacity(capacity.target_kernels);
 }
 
 std::vector<Op*> Op::held_delegates() const {
-  std::shared_lock lock(delegates_mutex_);
+  std::shared_lock lock(state_->delegates_mutex);
   std::vector<Op*> out;
   for (const auto& decl : cls_.delegate_types()) {
-    for (const auto& held : delegates_) {
+    for (const auto& held : state_->delegates) {
       if (held.stage == decl.stage) out.push_back(held.op.get());
     }
   }
@@ -191,8 +195,8 @@ std::vector<Op*> Op::held_delegates() const {
 }
 
 Op* Op::find_delegate(std::string_view stage, const Identity& identity) const {
-  std::shared_lock lock(delegates_mutex_);
-  for (const auto& held : delegates_) {
+  std::shared_lock lock(state_->delegates_mutex);
+  for (const auto& held : state_->delegates) {
     if (held.stage == stage && held.identity == identity) return held.op.get();
   }
   return nullptr;
@@ -202,16 +206,15 @@ Op* Op::hold_delegate(std::string_view stage, Identity identity, std::shared_ptr
   const auto& decls = cls_.delegate_types();
   auto decl = std::find_if(decls.begin(), decls.end(), [&](const DelegateDecl& d) { return d.stage == stage; });
   if (decl == decls.end()) {
-    std::string stages;
-    for (const auto& d : decls) stages += (stages.empty() ? "" : ", ") + d.stage;
+    const std::string stages = join_with(decls, [](std::string& s, const DelegateDecl& d) { s += d.stage; });
     throw TypeError(cls_.name() + ": delegate_for stage '" + std::string(stage) + "' is not declared; declared stages: " +
-                    (stages.empty() ? "(none)" : stages));
+                    or_none(stages));
   }
   if (sub->name() != decl->op) {
     throw TypeError(cls_.name() + ": stage '" + decl->stage + "' holds a " + decl->op + ", not a " + sub->name());
   }
-  std::unique_lock lock(delegates_mutex_);
-  for (const auto& held : delegates_) {
+  std::unique_lock lock(state_->delegates_mutex);
+  for (const auto& held : state_->delegates) {
     if (held.stage == stage && held.identity == identity) return held.op.get();  // a concurrent holder won
     if (held.op == sub) {
       throw ValueError(cls_.name() + ": sub-op " + sub->instance_key() + " is already held under stage '" + held.stage +
@@ -220,16 +223,16 @@ Op* Op::hold_delegate(std::string_view stage, Identity identity, std::shared_ptr
     }
   }
   Op* raw = sub.get();
-  delegates_.push_back({std::string(stage), std::move(identity), std::move(sub), injected});
+  state_->delegates.push_back({std::string(stage), std::move(identity), std::move(sub), injected});
   lock.unlock();
   if (tune_requested()) raw->request_tune();
   return raw;
 }
 
 const std::string* Op::stage_of(const Op* sub) const {
-  std::shared_lock lock(delegates_mutex_);
+  std::shared_lock lock(state_->delegates_mutex);
   const std::vector<std::string>& stages = plan_.composition_stages();  // the declared stages, in order
-  for (const auto& held : delegates_) {
+  for (const auto& held : state_->delegates) {
     if (held.op.get() != sub) continue;
     // Point into the plan, which lives for the process (records keep this name).
     for (const std::string& stage : stages) {

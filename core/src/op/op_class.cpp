@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "join.hpp"
 #include "manifest/op_spec.hpp"
 #include "op/defined_op_classes.hpp"
 #include "signature/signature_plan.hpp"
@@ -12,11 +13,7 @@
 namespace tileops {
 namespace {
 
-std::string join(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& item : items) s += (s.empty() ? "" : ", ") + item;
-  return "[" + s + "]";
-}
+std::string bracketed(const std::vector<std::string>& items) { return "[" + join(items) + "]"; }
 
 struct DefinedClasses {
   std::mutex mutex;
@@ -109,8 +106,8 @@ OpClass OpClass::Builder::build() {
   std::vector<std::string> stages;
   for (const auto& d : cls_.delegate_types_) stages.push_back(d.stage);
   if (stages != plan.composition_stages()) {
-    throw TypeError(cls_.name_ + ": delegate stages " + join(stages) + " do not match the manifest composition " +
-                    join(plan.composition_stages()));
+    throw TypeError(cls_.name_ + ": delegate stages " + bracketed(stages) + " do not match the manifest composition " +
+                    bracketed(plan.composition_stages()));
   }
   if (plan.spec().composition) {
     // The stage names agree; each stage's op class must agree too (a stage naming one of the

@@ -1,5 +1,6 @@
 // The call entry and its seven steps.
 #include "op/binding.hpp"
+#include "op/op_state.hpp"
 #include "op/call_frame.hpp"
 #include "op/graph_capture.hpp"
 #include "op/installed_kernels.hpp"
@@ -26,7 +27,7 @@ OpOutputs Op::fake_outputs(const CallArgs& meta_args) const {
 
 OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
   CallFrame frame(this);  // 1. open the call
-  Binding* current = binding_.load(std::memory_order_acquire);
+  Binding* current = state_->binding.load(std::memory_order_acquire);
   CallCache::Stripe& stripe = current->calls.stripe();
   CallCache::Reader reader(stripe);
   const CachedCall* repeat = current->calls.find(args, stripe);
@@ -93,7 +94,7 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
   CallFrame* parent = frame.parent;
   frame.pop();                                                // 7.2
   SignatureCallPtr published = record;
-  last_call_.publish(published);  // 7.3
+  state_->last_call.publish(published);  // 7.3
   if (parent != nullptr) report_to(*parent, std::move(published));  // 7.4
   return outputs;
 }

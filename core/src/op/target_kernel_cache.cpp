@@ -1,5 +1,6 @@
 #include "op/target_kernel_cache.hpp"
 
+#include "join.hpp"
 #include "tileops/cache_key.hpp"
 
 namespace tileops {
@@ -14,13 +15,10 @@ std::size_t TargetKeyHash::operator()(const TargetKey& k) const {
 }
 
 std::string TargetKey::str() const {
-  std::string s = device ? device->str() : "unknown device";
-  s += " (";
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (i) s += ", ";
-    s += inputs[i].present ? std::string(dtype_name(inputs[i].dtype)) + shape_str(inputs[i].shape) : "absent";
-  }
-  return s + ")";
+  const std::string slots = join_with(inputs, [](std::string& s, const TargetInputSlot& slot) {
+    s += slot.present ? std::string(dtype_name(slot.dtype)) + shape_str(slot.shape) : "absent";
+  });
+  return (device ? device->str() : "unknown device") + " (" + slots + ")";
 }
 
 std::shared_ptr<const TargetKernel> TargetKernelCache::find(const TargetKey& key) {

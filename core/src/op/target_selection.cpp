@@ -2,6 +2,8 @@
 // the first call that runs an implementation, and forgotten when that call fails.
 #include "op/target_selection.hpp"
 
+#include "op/op_state.hpp"
+
 #include "backend/registry.hpp"
 #include "join.hpp"
 #include "nearest_names.hpp"
@@ -15,32 +17,32 @@
 namespace tileops {
 
 Binding& Op::Selection::select(const std::optional<Device>& device) {
-  Binding* b = op_.binding_.load(std::memory_order_acquire);
+  Binding* b = op_.state_->binding.load(std::memory_order_acquire);
   if (b->committed.load(std::memory_order_acquire)) return *b;
-  if (op_.selecting_thread_.load() == std::this_thread::get_id()) return *b;  // re-entered during selection
+  if (op_.state_->selecting_thread.load() == std::this_thread::get_id()) return *b;  // re-entered during selection
   if (device_capture_active()) refuse_in_capture(op_.name() + " (" + op_.instance_key() + ")", "selecting the target");
-  lock_ = std::unique_lock(op_.select_mutex_);
-  b = op_.binding_.load(std::memory_order_acquire);
+  lock_ = std::unique_lock(op_.state_->select_mutex);
+  b = op_.state_->binding.load(std::memory_order_acquire);
   if (b->committed.load(std::memory_order_acquire)) {
     lock_.unlock();
     return *b;
   }
-  op_.selecting_thread_.store(std::this_thread::get_id());
-  binding_ = b;
+  op_.state_->selecting_thread.store(std::this_thread::get_id());
+  selecting_ = b;
   op_.select_target(*b, device);
   return *b;
 }
 
 void Op::Selection::commit() {
-  if (binding_ == nullptr) return;
-  if (binding_->selected) binding_->committed.store(true, std::memory_order_release);
+  if (selecting_ == nullptr) return;
+  if (selecting_->selected) selecting_->committed.store(true, std::memory_order_release);
   release();
 }
 
 void Op::Selection::undo() noexcept {
-  if (binding_ == nullptr) return;
-  const bool selected_here = binding_->selected;
-  op_.clear_binding(*binding_);
+  if (selecting_ == nullptr) return;
+  const bool selected_here = selecting_->selected;
+  op_.clear_binding(*selecting_);
   release();
   if (selected_here) {
     for (Op* sub : op_.held_delegates()) sub->reset_binding();
@@ -48,8 +50,8 @@ void Op::Selection::undo() noexcept {
 }
 
 void Op::Selection::release() {
-  binding_ = nullptr;
-  op_.selecting_thread_.store(std::thread::id());
+  selecting_ = nullptr;
+  op_.state_->selecting_thread.store(std::thread::id());
   if (lock_.owns_lock()) lock_.unlock();
 }
 
@@ -145,12 +147,12 @@ void Op::clear_binding(Binding& b) {
 
 void Op::reset_binding() {
   {
-    std::unique_lock lock(select_mutex_, std::defer_lock);
-    if (selecting_thread_.load() != std::this_thread::get_id()) lock.lock();
+    std::unique_lock lock(state_->select_mutex, std::defer_lock);
+    if (state_->selecting_thread.load() != std::this_thread::get_id()) lock.lock();
     // A committed binding may still be read by a cached call on another thread: retire it
     // (kept until the op dies) and start from a fresh one.
-    bindings_.push_back(std::make_unique<Binding>(cls_.interfaces().size(), capacity_));
-    binding_.store(bindings_.back().get(), std::memory_order_release);
+    state_->bindings.push_back(std::make_unique<Binding>(cls_.interfaces().size(), state_->capacity));
+    state_->binding.store(state_->bindings.back().get(), std::memory_order_release);
   }
   for (Op* sub : held_delegates()) sub->reset_binding();
 }

@@ -32,7 +32,7 @@ class Op::Selection {
   void release();
 
   Op& op_;
-  Binding* binding_ = nullptr;
+  Binding* selecting_ = nullptr;  // the binding this call selects the target of, until it commits or undoes
   std::unique_lock<std::mutex> lock_;
 };
 

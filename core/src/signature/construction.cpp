@@ -2,6 +2,7 @@
 // parameters alone decide.
 #include <algorithm>
 
+#include "join.hpp"
 #include "signature/compiled_plan.hpp"
 #include "signature/rules.hpp"
 #include "signature/unify.hpp"
@@ -10,8 +11,7 @@ namespace tileops::detail {
 namespace {
 
 std::string names_of(const std::vector<ParamInfo>& params) {
-  std::string s;
-  for (const ParamInfo& p : params) s += (s.empty() ? "" : ", ") + p.name;
+  const std::string s = join_with(params, [](std::string& out, const ParamInfo& p) { out += p.name; });
   return s.empty() ? "(none)" : s;
 }
 
