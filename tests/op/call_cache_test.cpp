@@ -2,6 +2,7 @@
 // is made, the bounds and their eviction, the counters, and the config keys that set the bounds.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -190,6 +191,14 @@ TEST_CASE("config: the cache capacities are read from the config file and the en
   CHECK_THROWS_WITH_AS(parse("target_kernel_cache_capacity = -3\n"), doctest::Contains("invalid cache capacity '-3'"),
                        ConfigError);
   std::filesystem::remove(file);
+  ::setenv("TILEOPS_TARGET_KERNEL_CACHE_CAPACITY", "9", 1);
+  CHECK(load_config().target_kernel_cache_capacity == 9);
+  ::setenv("TILEOPS_TARGET_KERNEL_CACHE_CAPACITY", "nine", 1);
+  CHECK_THROWS_WITH_AS(load_config(),
+                       doctest::Contains("environment variable TILEOPS_TARGET_KERNEL_CACHE_CAPACITY: invalid cache "
+                                         "capacity 'nine'"),
+                       ConfigError);
+  ::unsetenv("TILEOPS_TARGET_KERNEL_CACHE_CAPACITY");
   CHECK(load_config().call_cache_capacity == CacheCapacity{}.calls);
 }
 

@@ -206,14 +206,10 @@ CacheCounters CallCache::counters() const {
   return c;
 }
 
-std::shared_ptr<SignatureCall> CallCache::record(Stripe& s, const CachedCall* from) {
+std::shared_ptr<SignatureCall> CallCache::record(Stripe& s, const Reader& reader, const CachedCall* from) {
   // ThreadSanitizer does not model the fence below, so records are not reused under it.
 #if !defined(__SANITIZE_THREAD__)
-  if (!s.pool_busy.exchange(true, std::memory_order_acquire)) {
-    struct Release {
-      Stripe& s;
-      ~Release() { s.pool_busy.store(false, std::memory_order_release); }
-    } release{s};
+  if (from != nullptr && reader.owns_pool()) {
     Stripe::Pooled* pooled = nullptr;
     for (Stripe::Pooled& p : s.pool) {
       if (p.record && p.record.use_count() == 1) {
@@ -230,16 +226,11 @@ std::shared_ptr<SignatureCall> CallCache::record(Stripe& s, const CachedCall* fr
       pooled->filled_from = 0;
     }
     SignatureCall& r = *pooled->record;
-    if (from == nullptr) {
-      r = SignatureCall();
-      pooled->filled_from = 0;
-    } else {
-      r.stages.clear();
-      r.kernels.clear();
-      if (pooled->filled_from != from->id) {
-        copy_checked_fields(from->record, r);
-        pooled->filled_from = from->id;
-      }
+    r.stages.clear();
+    r.kernels.clear();
+    if (pooled->filled_from != from->id) {
+      copy_checked_fields(from->record, r);
+      pooled->filled_from = from->id;
     }
     return pooled->record;
   }

@@ -91,7 +91,6 @@ class CallCache {
     std::atomic<std::uint32_t> in_flight{0};
     std::atomic<std::uint64_t> hits{0};
     std::atomic<std::uint64_t> misses{0};
-    std::atomic<bool> pool_busy{false};
     struct Pooled {
       std::shared_ptr<SignatureCall> record;
       std::uint64_t filled_from = 0;  // the id of the entry whose checked fields it holds; 0: none
@@ -100,25 +99,24 @@ class CallCache {
     std::uint8_t next_replaced = 0;
   };
 
-  // Counts the calling thread in on its stripe while it reads an entry.
+  // Counts the calling thread in on its stripe while it reads an entry. The reader that finds
+  // no other call in flight on the stripe owns the stripe's record pool until it counts out.
   class Reader {
    public:
-    Reader() = default;
-    explicit Reader(Stripe& s) : stripe_(&s) { s.in_flight.fetch_add(1, std::memory_order_seq_cst); }
-    Reader(Reader&& o) noexcept : stripe_(std::exchange(o.stripe_, nullptr)) {}
-    Reader& operator=(Reader&& o) noexcept {
-      release();
-      stripe_ = std::exchange(o.stripe_, nullptr);
-      return *this;
-    }
+    explicit Reader(Stripe& s) : stripe_(&s), owner_(s.in_flight.fetch_add(1, std::memory_order_seq_cst) == 0) {}
+    Reader(const Reader&) = delete;
+    Reader& operator=(const Reader&) = delete;
     ~Reader() { release(); }
     void release() {
       if (stripe_ != nullptr) stripe_->in_flight.fetch_sub(1, std::memory_order_release);
       stripe_ = nullptr;
+      owner_ = false;
     }
+    bool owns_pool() const { return owner_; }
 
    private:
-    Stripe* stripe_ = nullptr;
+    Stripe* stripe_;
+    bool owner_;
   };
 
   explicit CallCache(std::size_t capacity);
@@ -140,10 +138,10 @@ class CallCache {
   // Drops every entry (retired until no call is in flight) and zeroes the counters.
   void clear();
 
-  // A record for one call, from `stripe`'s pool when one there is held by nothing else: with
-  // `from`, its checked fields are `from`'s (copied only when the record last held another
-  // entry's); without, it is reset. `stages` and `kernels` are empty either way.
-  std::shared_ptr<SignatureCall> record(Stripe& stripe, const CachedCall* from);
+  // A record for one call, with `from`'s checked fields when given, and empty `stages` and
+  // `kernels`. A repeat whose reader owns its stripe's pool takes a pooled record that nothing
+  // else holds, whose checked fields are copied only when it last held another entry's.
+  std::shared_ptr<SignatureCall> record(Stripe& stripe, const Reader& reader, const CachedCall* from);
 
   void set_capacity(std::size_t capacity);
   std::size_t capacity() const;

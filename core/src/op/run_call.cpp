@@ -32,7 +32,7 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
   CallCache::Reader reader(stripe);
   const CachedCall* repeat = current->calls.find(args, stripe);
   if (repeat == nullptr) reader.release();
-  std::shared_ptr<SignatureCall> record = current->calls.record(stripe, repeat);
+  std::shared_ptr<SignatureCall> record = current->calls.record(stripe, reader, repeat);
   CallCheck own_check;
   const CallCheck* check = &own_check;
   std::unique_ptr<CachedCall> recording;
@@ -93,7 +93,7 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
   reader.release();
   CallFrame* parent = frame.parent;
   frame.pop();                                                // 7.2
-  SignatureCallPtr published = record;
+  SignatureCallPtr published = std::move(record);
   state_->last_call.publish(published);  // 7.3
   if (parent != nullptr) report_to(*parent, std::move(published));  // 7.4
   return outputs;
