@@ -8,7 +8,8 @@
 
 TILEOPS_PLUGIN(cpu, TILEOPS_VERSION_STRING, registrar) {
   using namespace tileops::cpu;
-  set_warning_handler([](const std::string& message) { tileops::log().warn("cpu plugin: {}", message); });
+  set_warning_handler(
+      [](const std::string& message) { tileops::log_message(tileops::LogLevel::warn, "cpu plugin: " + message); });
   registrar.register_kernel_type<RMSNormKernel>("RMSNormFwdOp", "cpu_rms_norm");
   registrar.register_kernel_type<LayerNormKernel>("LayerNormFwdOp", "cpu_layer_norm");
   registrar.register_kernel_type<SoftmaxKernel>("SoftmaxFwdOp", "cpu_softmax");

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "logging.hpp"
 #include "manifest/builtin_manifests.hpp"
 #include "text_file.hpp"
-#include "tileops/logging.hpp"
 
 namespace tileops::manifest {
 

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "logging.hpp"
 #include "plugin/backend_call.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
 
 namespace tileops {
 namespace {

@@ -1,4 +1,5 @@
 // kernel_for: the per-call lookup of a kernel entry, and dispatch on a miss.
+#include "logging.hpp"
 #include "op/binding.hpp"
 #include "op/call_frame.hpp"
 #include "op/device_capture.hpp"
@@ -8,7 +9,6 @@
 #include "runtime/runtime_call.hpp"
 #include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
 #include "tileops/op.hpp"
 
 namespace tileops {

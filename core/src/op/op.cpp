@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "logging.hpp"
 #include "op/binding.hpp"
 #include "op/call_frame.hpp"
 #include "op/construction_copies.hpp"
@@ -12,7 +13,6 @@
 #include "plugin/backend_call.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
 
 namespace tileops {
 

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "backend/registry.hpp"
+#include "logging.hpp"
 #include "nearest_names.hpp"
 #include "op/binding.hpp"
 #include "op/call_frame.hpp"
@@ -13,7 +14,6 @@
 #include "signature/expr/intern.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
 #include "tileops/op.hpp"
 
 namespace tileops {

@@ -5,11 +5,11 @@
 #include <set>
 
 #include "config_freeze.hpp"
+#include "logging.hpp"
 #include "plugin/plugin_host.hpp"
 #include "tileops/backend.hpp"
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
 #include "tileops/paths.hpp"
 #include "tileops/plugin.hpp"
 
