@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "tileops/backend.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/ops/rms_norm.hpp"
 
 namespace {

@@ -3,8 +3,8 @@
 #include "elementwise_kernels.hpp"
 #include "norm_kernels.hpp"
 #include "thread_pool.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/logging.hpp"
-#include "tileops/plugin.hpp"
 
 TILEOPS_PLUGIN(cpu, TILEOPS_VERSION_STRING, registrar) {
   using namespace tileops::cpu;

@@ -32,11 +32,11 @@
 #include <thread>
 #include <vector>
 
-#include "tileops/backend.hpp"
 #include "tileops/call_args.hpp"
 #include "tileops/export.hpp"
-#include "tileops/identity.hpp"
-#include "tileops/kernel.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/identity.hpp"
+#include "tileops/extend/kernel.hpp"
 #include "tileops/op_class.hpp"
 #include "tileops/record_slot.hpp"
 #include "tileops/signature.hpp"

@@ -12,9 +12,9 @@
 
 #include <boost/container/small_vector.hpp>
 
-#include "tileops/backend.hpp"
-#include "tileops/identity.hpp"
-#include "tileops/kernel.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/identity.hpp"
+#include "tileops/extend/kernel.hpp"
 
 namespace tileops {
 

@@ -5,8 +5,8 @@
 
 #include "logging.hpp"
 #include "op/device_capture.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/device_runtime.hpp"
 #include "tileops/stream.hpp"
 
 namespace tileops {

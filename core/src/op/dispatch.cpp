@@ -4,8 +4,8 @@
 
 #include "logging.hpp"
 #include "plugin/backend_call.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 
 namespace tileops {
 namespace {

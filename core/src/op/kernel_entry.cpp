@@ -7,8 +7,8 @@
 #include "op/installed_kernels.hpp"
 #include "plugin/backend_call.hpp"
 #include "runtime/runtime_call.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/device_runtime.hpp"
 #include "tileops/op.hpp"
 
 namespace tileops {

@@ -7,11 +7,11 @@
 #include "config_freeze.hpp"
 #include "logging.hpp"
 #include "plugin/plugin_host.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/paths.hpp"
-#include "tileops/plugin.hpp"
 
 namespace tileops {
 namespace {
