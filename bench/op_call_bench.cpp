@@ -8,8 +8,8 @@
 
 #include <algorithm>
 
-#include "tileops/backend.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/rms_norm.hpp"
 

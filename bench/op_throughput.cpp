@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "tileops/backend.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/ops/batch_norm.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/gemm.hpp"

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "plugin/plugin_host.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/ops/rms_norm.hpp"
 #include "tileops/paths.hpp"
-#include "tileops/plugin.hpp"
 
 namespace {
 

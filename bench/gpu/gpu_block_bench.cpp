@@ -17,13 +17,13 @@
 #include "bench_timing.hpp"
 #include "tileops/device_graph.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/graph.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/rms_norm.hpp"
 #include "tileops/ops/swiglu_mlp.hpp"
-#include "tileops/backend.hpp"
-#include "tileops/plugin.hpp"
 
 namespace {
 

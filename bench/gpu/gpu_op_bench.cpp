@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "bench_timing.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/ops/batch_norm.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/layer_norm.hpp"
 #include "tileops/ops/reduction.hpp"
 #include "tileops/ops/rms_norm.hpp"
 #include "tileops/ops/softmax.hpp"
-#include "tileops/plugin.hpp"
 #include "tileops/testing.hpp"
 
 double empty_launch_us(int launches);

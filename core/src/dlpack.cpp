@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "tileops/backend.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace tileops {
 namespace {

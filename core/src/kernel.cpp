@@ -1,4 +1,4 @@
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 
 #include <cxxabi.h>
 

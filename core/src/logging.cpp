@@ -1,4 +1,4 @@
-#include "tileops/logging.hpp"
+#include "logging.hpp"
 
 #include <mutex>
 
@@ -33,6 +33,13 @@ spdlog::logger& log() {
     return l;
   }();
   return *logger;
+}
+
+void log_message(LogLevel level, std::string_view message) {
+  static constexpr spdlog::level::level_enum levels[] = {spdlog::level::trace, spdlog::level::debug,
+                                                         spdlog::level::info,  spdlog::level::warn,
+                                                         spdlog::level::err,   spdlog::level::critical};
+  log().log(levels[static_cast<int>(level)], "{}", message);
 }
 
 void set_log_level(const std::string& level) {

@@ -6,8 +6,8 @@
 
 #include "runtime/runtime_call.hpp"
 #include "runtime/runtime_registry.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace tileops {
 

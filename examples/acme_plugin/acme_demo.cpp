@@ -6,12 +6,12 @@
 #include <cstring>
 #include <iostream>
 
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/rms_norm.hpp"
 #include "tileops/ops/softmax.hpp"
-#include "tileops/plugin.hpp"
 
 using namespace tileops;
 

@@ -3,7 +3,7 @@
 // kernel that serves every call with those input dtypes and shapes.
 #pragma once
 
-#include "tileops/backend.hpp"
+#include "tileops/extend/backend.hpp"
 
 namespace acme {
 

@@ -4,7 +4,7 @@
 
 #include "acme_kernels.hpp"
 #include "acme_runtime.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 TILEOPS_PLUGIN(acme, "1.0.0", registrar) {
   registrar.register_device_runtime(std::make_shared<acme::AcmeRuntime>());

@@ -2,7 +2,7 @@
 // example runs anywhere. A real vendor runtime would call its driver here.
 #pragma once
 
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace acme {
 

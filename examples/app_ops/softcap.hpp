@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "app/ops/softcap.hpp"
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 
 namespace app {
 

@@ -14,14 +14,14 @@
 #include <iostream>
 #include <string>
 
-#include "tileops/backend.hpp"
 #include "tileops/config.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/device_runtime.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/rms_norm.hpp"
 #include "tileops/ops/swiglu_mlp.hpp"
-#include "tileops/plugin.hpp"
 #include "tileops/testing.hpp"
 #include "tileops/version.hpp"
 

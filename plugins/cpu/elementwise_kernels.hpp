@@ -1,7 +1,7 @@
 // The cpu plugin's elementwise, GEMM, reduction and ALiBi kernels (see norm_kernels.hpp).
 #pragma once
 
-#include "tileops/ops/elementwise_kernels.hpp"
+#include "tileops/extend/ops/elementwise_kernels.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/reduction.hpp"
 

@@ -3,7 +3,7 @@
 // it cannot serve; the in-tree reference kernels serve those.
 #pragma once
 
-#include "tileops/ops/norm_kernels.hpp"
+#include "tileops/extend/ops/norm_kernels.hpp"
 #include "tileops/ops/softmax.hpp"
 
 namespace tileops::cpu {

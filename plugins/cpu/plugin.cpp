@@ -3,12 +3,13 @@
 #include "elementwise_kernels.hpp"
 #include "norm_kernels.hpp"
 #include "thread_pool.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/logging.hpp"
-#include "tileops/plugin.hpp"
 
 TILEOPS_PLUGIN(cpu, TILEOPS_VERSION_STRING, registrar) {
   using namespace tileops::cpu;
-  set_warning_handler([](const std::string& message) { tileops::log().warn("cpu plugin: {}", message); });
+  set_warning_handler(
+      [](const std::string& message) { tileops::log_message(tileops::LogLevel::warn, "cpu plugin: " + message); });
   registrar.register_kernel_type<RMSNormKernel>("RMSNormFwdOp", "cpu_rms_norm");
   registrar.register_kernel_type<LayerNormKernel>("LayerNormFwdOp", "cpu_layer_norm");
   registrar.register_kernel_type<SoftmaxKernel>("SoftmaxFwdOp", "cpu_softmax");

@@ -4,7 +4,7 @@
 #include "cublaslt_gemm.hpp"
 #include "gpu_runtime.hpp"
 #include "register_kernels.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 TILEOPS_PLUGIN(cuda, TILEOPS_VERSION_STRING, registrar) {
   registrar.register_device_runtime(tileops::gpu::runtime());

@@ -4,7 +4,7 @@
 // hipBLAS or rocBLAS, so GemmFwdOp on a hip device raises OpNotAvailableError.
 #include "gpu_runtime.hpp"
 #include "register_kernels.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 TILEOPS_PLUGIN(rocm, TILEOPS_VERSION_STRING, registrar) {
   registrar.register_device_runtime(tileops::gpu::runtime());

@@ -2,9 +2,9 @@
 #include <doctest/doctest.h>
 
 #include "support/temp_dir.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 
 using namespace tileops;
 namespace fs = std::filesystem;

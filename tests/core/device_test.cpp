@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
 #include "tileops/device.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 using namespace tileops;
 

@@ -7,10 +7,10 @@
 #include <numeric>
 #include <string>
 
-#include "tileops/backend.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/dlpack.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 using namespace tileops;
 

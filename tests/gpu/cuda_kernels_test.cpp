@@ -8,8 +8,8 @@
 
 #include "support/gpu.hpp"
 #include "support/workload_numerics.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/ops/batch_norm.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/layer_norm.hpp"

@@ -6,8 +6,8 @@
 
 #include "support/gpu.hpp"
 #include "support/test_ops.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/stream.hpp"
 
 using namespace tileops;

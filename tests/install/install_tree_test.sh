@@ -17,6 +17,16 @@ libdir=$(sed -n "s/^CMAKE_INSTALL_LIBDIR:PATH=//p" "$build_dir/CMakeCache.txt")
 [ "$(ls "$prefix/include")" = "tileops" ] || fail "include/ holds $(ls "$prefix/include" | tr '\n' ' '), expected tileops only"
 empty=$(find "$prefix" -type d -empty)
 [ -z "$empty" ] || fail "empty folders installed: $empty"
+# The application API in include/tileops/, the extension API (plugins, kernels, device runtimes)
+# in include/tileops/extend/. Each header compiles on its own from the install tree, so that none
+# includes an internal one, and none includes spdlog or names its types.
+[ -f "$prefix/include/tileops/extend/plugin.hpp" ] || fail "include/tileops/extend/plugin.hpp is not installed"
+spdlog_headers=$(grep -rlE 'spdlog/|spdlog::' "$prefix/include" || true)
+[ -z "$spdlog_headers" ] || fail "installed headers name spdlog: $spdlog_headers"
+find "$prefix/include" -name '*.hpp' -printf '%P\n' | sort |
+  xargs -P "$(nproc)" -I{} sh -c 'echo "#include \"$1\"" | c++ -std=c++20 -fsyntax-only -I"$2" -x c++ - ||
+    { echo "include/$1 does not compile on its own" >&2; exit 1; }' _ {} "$prefix/include" ||
+  fail "installed headers that do not compile on their own (above)"
 # Programs: tileops and the op generator tileops_add_ops() runs (the demo embed_llama_block is
 # not installed).
 [ "$(ls "$prefix/bin" | tr '\n' ' ')" = "tileops tileops-opgen " ] ||

@@ -7,8 +7,8 @@
 
 #include "signature/signature_plan.hpp"
 #include "support/test_ops.hpp"
-#include "tileops/backend.hpp"
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 using namespace tileops;
 using namespace tileops::test;

@@ -3,8 +3,8 @@
 #include <doctest/doctest.h>
 
 #include "support/test_ops.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 
 using namespace tileops;
 using namespace tileops::test;

@@ -8,10 +8,10 @@
 #include <cstring>
 
 #include "support/test_ops.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/device_graph.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 using namespace tileops;
 using namespace tileops::test;

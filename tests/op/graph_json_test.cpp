@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "tileops/errors.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/graph.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/rms_norm.hpp"
 #include "tileops/ops/swiglu_mlp.hpp"
-#include "tileops/plugin.hpp"
 #include "tileops/testing.hpp"
 
 using namespace tileops;

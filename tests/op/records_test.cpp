@@ -5,11 +5,11 @@
 
 #include <sstream>
 
+#include "logging.hpp"
 #include "support/host_runtime.hpp"
 #include "support/test_ops.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
 
 using namespace tileops;
 using namespace tileops::test;

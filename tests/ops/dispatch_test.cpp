@@ -2,8 +2,8 @@
 // device facts, so the answers do not depend on the machine).
 #include <doctest/doctest.h>
 
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/ops/batch_norm.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/gemm.hpp"

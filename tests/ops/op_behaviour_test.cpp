@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/ops/batch_norm.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/gemm.hpp"

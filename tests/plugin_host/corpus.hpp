@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "support/plugin_test_fwd_op.hpp"
-#include "tileops/backend.hpp"
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace tileops::test {
 

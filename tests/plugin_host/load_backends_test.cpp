@@ -6,7 +6,7 @@
 #include "plugin_host/corpus.hpp"
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 using tileops::test::corpus;
 using tileops::test::has_target;

@@ -13,10 +13,10 @@
 #include "support/plugin_test_fwd_op.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/ops/catalog.hpp"
 #include "tileops/paths.hpp"
 #include "tileops/ops/rms_norm.hpp"
-#include "tileops/plugin.hpp"
 #include "tileops/testing.hpp"
 
 using namespace tileops;

@@ -1,7 +1,7 @@
 // Written by hand: ABI facts of another tileops minor version, computed when the library is
 // initialised, so that the file holds no value for them: the host finds the mismatch once the
 // library is open, before calling any of its functions.
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // the file and refuses the plugin before opening it: its static constructor must never run.
 #include <cstdlib>
 
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 namespace {
 

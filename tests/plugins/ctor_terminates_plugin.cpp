@@ -3,7 +3,7 @@
 // plugin before the process ends.
 #include <stdexcept>
 
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 namespace {
 

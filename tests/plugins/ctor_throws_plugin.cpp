@@ -2,7 +2,7 @@
 // end the process with a message naming this plugin, never hang or abort silently.
 #include <stdexcept>
 
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Registers a kernel the good plugin already registered (see duplicate_registration.hpp).
 #include "duplicate_registration.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 TILEOPS_PLUGIN(dup_kernel, "0.1.0", registrar) { tileops::test_plugins::register_fresh_then_duplicate(registrar, "kernel"); }

@@ -13,7 +13,7 @@
 #include <stdexcept>
 
 #include "plugin_test_types.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // claiming plugdev devices and a builder for PluginTestFwdOp) and the kernel type "good_kernel".
 // Built twice, as 1.2.3 and as 2.0.0, to test shadowing.
 #include "plugin_test_types.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 using namespace tileops;
 using namespace tileops::test_plugins;

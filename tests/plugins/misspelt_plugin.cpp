@@ -2,7 +2,7 @@
 // failure suggesting the right names.
 #include "stub_kernels.hpp"
 #include "plugin_test_types.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 TILEOPS_PLUGIN(misspelt, "0.1.0", registrar) {
   using namespace tileops::test_plugins;

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <tuple>
 
-#include "tileops/backend.hpp"
-#include "tileops/device_runtime.hpp"
-#include "tileops/kernel.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/device_runtime.hpp"
+#include "tileops/extend/kernel.hpp"
 
 namespace tileops::test_plugins {
 

@@ -1,6 +1,6 @@
 // Declares the name "other" but is built as libtileops_renamed.so: the host must refuse it
 // before registration.
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 using namespace tileops;
 

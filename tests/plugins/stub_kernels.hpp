@@ -5,9 +5,9 @@
 
 #include <stdexcept>
 
-#include "tileops/kernel.hpp"
-#include "tileops/ops/elementwise_kernels.hpp"
-#include "tileops/ops/norm_kernels.hpp"
+#include "tileops/extend/kernel.hpp"
+#include "tileops/extend/ops/elementwise_kernels.hpp"
+#include "tileops/extend/ops/norm_kernels.hpp"
 #include "tileops/ops/softmax.hpp"
 
 namespace tileops::test_plugins {

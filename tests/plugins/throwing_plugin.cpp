@@ -1,7 +1,7 @@
 // Registers a device runtime and a builder, then throws: the host must roll both back.
 #include "plugin_test_types.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 using namespace tileops;
 using namespace tileops::test_plugins;

@@ -1,6 +1,6 @@
 // Written by hand instead of with TILEOPS_PLUGIN: claims an ABI version this host does not
 // speak. Its registration function must never run.
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 TILEOPS_PLUGIN_EXPORT int tileops_plugin_abi_version() noexcept { return 999; }
 TILEOPS_PLUGIN_EXPORT const char* tileops_plugin_name() noexcept { return "wrongabi"; }

@@ -10,8 +10,8 @@
 #include <new>
 #include <string>
 
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace tileops::test {
 

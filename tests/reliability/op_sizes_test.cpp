@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <limits>
 
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/ops/elementwise_kernels.hpp"
 #include "tileops/ops/elementwise.hpp"
-#include "tileops/ops/elementwise_kernels.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/reduction.hpp"
 #include "tileops/ops/softmax.hpp"

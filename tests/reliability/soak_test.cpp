@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "op/instance_registry.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/ops/catalog.hpp"
 #include "tileops/testing.hpp"
 

@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "../../plugins/gpu_common/host/gfx_arch.hpp"
-#include "tileops/backend.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/device_runtime.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/rms_norm.hpp"
-#include "tileops/plugin.hpp"
 #include "tileops/stream.hpp"
 #include "tileops/version.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "signature/plan_support.hpp"
 #include "support/host_runtime.hpp"
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 using namespace tileops;
 using test::expect_error;

@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 namespace tileops::testing {
 

@@ -2,7 +2,7 @@
 // printing the line "SKIPPED (GPU): <why>", which CTest reports as a skipped test.
 #pragma once
 
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace tileops::testing {
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace tileops::test {
 

@@ -14,9 +14,9 @@
 #include <sstream>
 #include <vector>
 
+#include "logging.hpp"
 #include "support/host_runtime.hpp"
 #include "support/test_ops.hpp"
-#include "tileops/logging.hpp"
 
 namespace tileops::test {
 

@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "signature/signature_plan.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/ops/catalog.hpp"
 #include "tileops/testing.hpp"
 

@@ -1,7 +1,7 @@
 #include "backend_json.hpp"
 
-#include "tileops/backend.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/plugin.hpp"
 
 namespace tileops::cli {
 

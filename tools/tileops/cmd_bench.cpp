@@ -22,9 +22,9 @@
 #include "json_text.hpp"
 #include "op_inputs.hpp"
 #include "op_report.hpp"
-#include "tileops/backend.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/device_runtime.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/testing.hpp"
 

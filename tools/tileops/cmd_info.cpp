@@ -9,9 +9,9 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "json_text.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/config.hpp"
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/device_runtime.hpp"
 #include "tileops/paths.hpp"
 #include "tileops/version.hpp"
 

@@ -6,8 +6,8 @@
 #include "common_options.hpp"
 #include "json_text.hpp"
 #include "op_json.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 
 namespace tileops::cli {
 namespace po = boost::program_options;

@@ -8,7 +8,7 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "json_text.hpp"
-#include "tileops/backend.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/paths.hpp"
 
 namespace tileops::cli {

@@ -11,8 +11,8 @@
 #include "op_inputs.hpp"
 #include "op_json.hpp"
 #include "op_report.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/testing.hpp"
 
 namespace tileops::cli {

@@ -7,7 +7,7 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "json_text.hpp"
-#include "tileops/backend.hpp"
+#include "tileops/extend/backend.hpp"
 
 namespace tileops::cli {
 namespace po = boost::program_options;

@@ -7,8 +7,8 @@
 
 #include "command.hpp"
 #include "manifest/op_spec.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace tileops::cli {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "signature/signature_plan.hpp"
 #include "manifest/op_spec.hpp"
-#include "tileops/backend.hpp"
+#include "tileops/extend/backend.hpp"
 
 namespace tileops::cli {
 namespace {

@@ -25,7 +25,7 @@ struct TILEOPS_API Config {
   std::vector<std::filesystem::path> plugin_path;
   // Extra directories of manifest YAML files (an application's own ops).
   std::vector<std::filesystem::path> manifest_path;
-  // spdlog level name: trace, debug, info, warn, error, critical or off (canonical: the file,
+  // The log level's name: trace, debug, info, warn, error, critical or off (canonical: the file,
   // the environment and set_config also take any case and `warning`).
   std::string log_level = "warn";
   // Plugin names ("cuda" for libtileops_cuda.so) that are not loaded.

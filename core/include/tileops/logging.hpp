@@ -1,19 +1,19 @@
-// The library's spdlog logger, named "tileops", writing to stderr.
+// The library's log, named "tileops", writing to stderr ("[tileops] [warning] ...").
 #pragma once
 
-#include <memory>
 #include <string>
-
-#include <spdlog/spdlog.h>
+#include <string_view>
 
 #include "tileops/export.hpp"
 
 namespace tileops {
 
-// The "tileops" logger; created on first use at the configured level.
-TILEOPS_API spdlog::logger& log();
+enum class LogLevel { trace, debug, info, warn, error, critical };
 
-// Sets the logger's level by name (trace, debug, info, warn or warning, error, critical, off; any
+// Writes `message` to the tileops log at `level`; dropped when the log's level is above it.
+TILEOPS_API void log_message(LogLevel level, std::string_view message);
+
+// Sets the log's level by name (trace, debug, info, warn or warning, error, critical, off; any
 // case). Throws ConfigError for any other name.
 TILEOPS_API void set_log_level(const std::string& level);
 

@@ -28,11 +28,11 @@
 #include <string_view>
 #include <vector>
 
-#include "tileops/backend.hpp"
 #include "tileops/call_args.hpp"
 #include "tileops/export.hpp"
-#include "tileops/identity.hpp"
-#include "tileops/kernel.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/identity.hpp"
+#include "tileops/extend/kernel.hpp"
 #include "tileops/op_class.hpp"
 #include "tileops/signature.hpp"
 #include "tileops/value.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "tileops/export.hpp"
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 
 namespace tileops {
 

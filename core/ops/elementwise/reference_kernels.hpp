@@ -1,7 +1,7 @@
 // The portable reference kernels of the elementwise ops (general, cpu, plain loops).
 #pragma once
 
-#include "tileops/ops/elementwise_kernels.hpp"
+#include "tileops/extend/ops/elementwise_kernels.hpp"
 
 namespace tileops::ref {
 

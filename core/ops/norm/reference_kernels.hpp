@@ -3,7 +3,7 @@
 // are the numerical oracle of the tests.
 #pragma once
 
-#include "tileops/ops/norm_kernels.hpp"
+#include "tileops/extend/ops/norm_kernels.hpp"
 
 namespace tileops::ref {
 

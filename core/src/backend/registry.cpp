@@ -7,8 +7,8 @@
 #include <shared_mutex>
 
 #include "tileops/config.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/device_runtime.hpp"
 #include "tileops/logging.hpp"
 
 namespace tileops {

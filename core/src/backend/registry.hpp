@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "tileops/backend.hpp"
+#include "tileops/extend/backend.hpp"
 
 namespace tileops {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "join.hpp"
+#include "logging.hpp"
 #include "manifest/builtin_manifests.hpp"
 #include "text_file.hpp"
-#include "tileops/logging.hpp"
 
 namespace tileops::manifest {
 

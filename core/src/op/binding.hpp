@@ -12,9 +12,9 @@
 
 #include "op/call_cache.hpp"
 #include "op/target_kernel_cache.hpp"
-#include "tileops/backend.hpp"
-#include "tileops/identity.hpp"
-#include "tileops/kernel.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/identity.hpp"
+#include "tileops/extend/kernel.hpp"
 
 namespace tileops {
 

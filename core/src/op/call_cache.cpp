@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "thread_stripe.hpp"
-#include "tileops/cache_key.hpp"
+#include "tileops/extend/cache_key.hpp"
 
 namespace tileops {
 namespace {

@@ -30,8 +30,8 @@
 #include <boost/container/small_vector.hpp>
 
 #include "signature/signature_plan.hpp"
-#include "tileops/backend.hpp"
-#include "tileops/kernel.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/kernel.hpp"
 #include "tileops/op.hpp"
 
 namespace tileops {

@@ -3,10 +3,10 @@
 #include <optional>
 #include <utility>
 
+#include "logging.hpp"
 #include "op/device_capture.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
+#include "tileops/extend/device_runtime.hpp"
 #include "tileops/stream.hpp"
 
 namespace tileops {

@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "join.hpp"
+#include "logging.hpp"
 #include "plugin/backend_call.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
+#include "tileops/extend/backend.hpp"
 
 namespace tileops {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "op/installed_kernels.hpp"
 #include "tileops/device.hpp"
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 
 namespace tileops {
 

@@ -6,8 +6,8 @@
 #include "backend/registry.hpp"
 #include "join.hpp"
 #include "signature/expr/intern.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 
 namespace tileops {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 #include "tileops/op_class.hpp"
 
 namespace tileops {

@@ -2,6 +2,7 @@
 // entries its first call was handed, in order; any other lookup goes through `_entries_by_call`
 // to `_built_entries`, and on a miss dispatches and builds.
 #include "join.hpp"
+#include "logging.hpp"
 #include "op/binding.hpp"
 #include "op/call_frame.hpp"
 #include "op/device_capture.hpp"
@@ -9,9 +10,8 @@
 #include "op/installed_kernels.hpp"
 #include "plugin/backend_call.hpp"
 #include "runtime/runtime_call.hpp"
-#include "tileops/device_runtime.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
+#include "tileops/extend/device_runtime.hpp"
 #include "tileops/op.hpp"
 
 namespace tileops {

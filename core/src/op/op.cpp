@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "join.hpp"
+#include "logging.hpp"
 #include "op/binding.hpp"
 #include "op/call_frame.hpp"
 #include "op/construction_copies.hpp"
@@ -15,7 +16,6 @@
 #include "signature/signature_plan.hpp"
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
 
 namespace tileops {
 

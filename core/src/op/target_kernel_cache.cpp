@@ -1,7 +1,7 @@
 #include "op/target_kernel_cache.hpp"
 
 #include "join.hpp"
-#include "tileops/cache_key.hpp"
+#include "tileops/extend/cache_key.hpp"
 
 namespace tileops {
 

@@ -14,7 +14,7 @@
 
 #include <boost/container/small_vector.hpp>
 
-#include "tileops/backend.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/op.hpp"
 
 namespace tileops {

@@ -6,13 +6,13 @@
 
 #include "backend/registry.hpp"
 #include "join.hpp"
+#include "logging.hpp"
 #include "nearest_names.hpp"
 #include "op/device_capture.hpp"
 #include "plugin/backend_call.hpp"
 #include "signature/expr/intern.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
 
 namespace tileops {
 

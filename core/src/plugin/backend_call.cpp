@@ -3,7 +3,7 @@
 #include <exception>
 #include <typeinfo>
 
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 
 namespace tileops {
 

@@ -5,13 +5,13 @@
 #include <set>
 
 #include "config_freeze.hpp"
+#include "logging.hpp"
 #include "plugin/plugin_host.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/plugin.hpp"
 #include "tileops/paths.hpp"
-#include "tileops/plugin.hpp"
 
 namespace tileops {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "logging.hpp"
 #include "op/defined_op_classes.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
 #include "tileops/ops/catalog.hpp"
 
 namespace tileops::plugin {

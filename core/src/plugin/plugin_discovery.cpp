@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <system_error>
 
-#include "tileops/logging.hpp"
+#include "logging.hpp"
 
 namespace tileops::plugin {
 namespace {

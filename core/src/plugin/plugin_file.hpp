@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tileops/export.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 namespace tileops::plugin {
 

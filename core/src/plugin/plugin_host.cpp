@@ -5,12 +5,12 @@
 #include <exception>
 #include <utility>
 
+#include "logging.hpp"
 #include "plugin/op_catalogue.hpp"
 #include "plugin/plugin_discovery.hpp"
 #include "plugin/plugin_library.hpp"
 #include "plugin/registration_review.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
 
 namespace tileops::plugin {
 namespace {

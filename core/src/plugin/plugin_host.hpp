@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "tileops/backend.hpp"
 #include "tileops/export.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/plugin.hpp"
 
 namespace tileops::plugin {
 

@@ -13,7 +13,7 @@
 #include "plugin/dlopen_error.hpp"
 #include "plugin/plugin_file.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 namespace tileops::plugin {
 namespace {

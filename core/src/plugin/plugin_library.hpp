@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "plugin/plugin_discovery.hpp"
-#include "tileops/backend.hpp"
+#include "tileops/extend/backend.hpp"
 
 namespace tileops::plugin {
 

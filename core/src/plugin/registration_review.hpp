@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "plugin/op_catalogue.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/export.hpp"
+#include "tileops/extend/backend.hpp"
 
 namespace tileops::plugin {
 

@@ -1,4 +1,4 @@
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 #include <algorithm>
 #include <mutex>

@@ -8,9 +8,9 @@
 #include <string>
 #include <thread>
 
+#include "logging.hpp"
 #include "tileops/checked.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/logging.hpp"
 
 namespace tileops {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace tileops {
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "plugin/backend_call.hpp"
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace tileops {
 

@@ -1,7 +1,7 @@
 #include "tileops/stream.hpp"
 
 #include "runtime/runtime_call.hpp"
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace tileops {
 

@@ -1,6 +1,6 @@
 // The call device (calls.md §4), device agreement, and the preconditions of `out`.
 #include "signature/compiled_plan.hpp"
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace tileops::detail {
 

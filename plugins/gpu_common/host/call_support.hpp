@@ -2,7 +2,7 @@
 #pragma once
 
 #include "gpu_runtime.hpp"
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 #include "tileops/tensor.hpp"
 
 namespace tileops::gpu {

@@ -18,7 +18,7 @@
 #include <mutex>
 #include <vector>
 
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/device_runtime.hpp"
 
 namespace tileops::gpu {
 

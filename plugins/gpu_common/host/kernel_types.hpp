@@ -8,9 +8,9 @@
 // machine code and compute_75 PTX, which the driver compiles for any GPU that CUDA 13 supports.
 #pragma once
 
-#include "tileops/ops/elementwise_kernels.hpp"
+#include "tileops/extend/ops/elementwise_kernels.hpp"
+#include "tileops/extend/ops/norm_kernels.hpp"
 #include "tileops/ops/gemm.hpp"
-#include "tileops/ops/norm_kernels.hpp"
 #include "tileops/ops/reduction.hpp"
 #include "tileops/ops/rope.hpp"
 #include "tileops/ops/softmax.hpp"

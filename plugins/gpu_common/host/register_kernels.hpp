@@ -2,7 +2,7 @@
 // hip_rms_norm, ...).
 #pragma once
 
-#include "tileops/backend.hpp"
+#include "tileops/extend/backend.hpp"
 
 namespace tileops::gpu {
 

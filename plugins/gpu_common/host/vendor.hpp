@@ -3,7 +3,7 @@
 // the architectures its kernels have device code for.
 #pragma once
 
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 
 namespace tileops::gpu {
 

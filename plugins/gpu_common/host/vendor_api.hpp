@@ -14,7 +14,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
-#include "tileops/device_runtime.hpp"
+#include "tileops/extend/device_runtime.hpp"
 #include "vendor.hpp"
 
 namespace tileops::gpu::api {

@@ -1,5 +1,5 @@
 // Declares a function that no library defines and calls it from its registration.
-#include "tileops/plugin.hpp"
+#include "tileops/extend/plugin.hpp"
 
 int defined_nowhere();
 

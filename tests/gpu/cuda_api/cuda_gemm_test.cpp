@@ -12,8 +12,8 @@
 
 #include "support/gpu.hpp"
 #include "support/run_command.hpp"
-#include "tileops/backend.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/swiglu_mlp.hpp"
 #include "tileops/stream.hpp"

@@ -6,5 +6,5 @@
 // forwards.
 #pragma once
 
-#include "tileops/ops/elementwise_kernels.hpp"
+#include "tileops/extend/ops/elementwise_kernels.hpp"
 #include "tileops/ops/gen/elementwise.hpp"

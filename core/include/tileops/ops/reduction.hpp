@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 #include "tileops/op.hpp"
 #include "tileops/ops/gen/reduction.hpp"
 

@@ -3,8 +3,8 @@
 // eps: None uses the machine epsilon of the call's dtype.
 #pragma once
 
+#include "tileops/extend/ops/norm_kernels.hpp"
 #include "tileops/ops/gen/norm.hpp"
-#include "tileops/ops/norm_kernels.hpp"
 
 namespace tileops {
 

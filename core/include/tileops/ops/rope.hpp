@@ -9,7 +9,7 @@
 #include <string_view>
 #include <tuple>
 
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 #include "tileops/ops/gen/rope.hpp"
 #include "tileops/tensor.hpp"
 

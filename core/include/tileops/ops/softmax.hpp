@@ -6,7 +6,7 @@
 #include <string_view>
 #include <tuple>
 
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 #include "tileops/op.hpp"
 #include "tileops/ops/gen/softmax.hpp"
 

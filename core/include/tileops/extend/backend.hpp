@@ -24,7 +24,7 @@
 #include "tileops/call_args.hpp"
 #include "tileops/device.hpp"
 #include "tileops/export.hpp"
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 #include "tileops/tensor.hpp"
 #include "tileops/value.hpp"
 
@@ -164,7 +164,7 @@ TILEOPS_API std::vector<std::string> target_ops(std::string_view target);
 TILEOPS_API std::vector<RegisteredKernelType> registered_kernel_types(std::string_view op);
 
 // Loads the backend registry once per process (thread-safe): reads the config and loads every
-// plugin on the plugin path (see tileops/plugin.hpp for the rules, loaded_plugins() and
+// plugin on the plugin path (see tileops/extend/plugin.hpp for the rules, loaded_plugins() and
 // load_failures()). A plugin that fails to load never makes this throw: it is rolled back,
 // logged and recorded. Throws ConfigError when the config cannot be read, and then tries again
 // on the next call. Op construction calls it; calling it earlier is harmless. Libraries stay

@@ -31,9 +31,9 @@
 #include <typeinfo>
 #include <vector>
 
-#include "tileops/backend.hpp"
 #include "tileops/export.hpp"
-#include "tileops/kernel.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/kernel.hpp"
 #include "tileops/version.hpp"  // TILEOPS_VERSION_STRING, for plugins versioned with the core
 
 // The plugin ABI this header describes. Bumped whenever a change to a public tileops type or

@@ -9,8 +9,8 @@
 #include <typeindex>
 #include <typeinfo>
 
-#include "tileops/cache_key.hpp"
 #include "tileops/export.hpp"
+#include "tileops/extend/cache_key.hpp"
 
 namespace tileops {
 

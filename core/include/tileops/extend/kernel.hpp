@@ -33,10 +33,10 @@
 #include <typeindex>
 #include <vector>
 
-#include "tileops/cache_key.hpp"
 #include "tileops/device.hpp"
 #include "tileops/export.hpp"
-#include "tileops/identity.hpp"
+#include "tileops/extend/cache_key.hpp"
+#include "tileops/extend/identity.hpp"
 
 namespace tileops {
 

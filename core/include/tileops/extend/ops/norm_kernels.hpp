@@ -5,7 +5,7 @@
 #include <string_view>
 #include <tuple>
 
-#include "tileops/kernel.hpp"
+#include "tileops/extend/kernel.hpp"
 #include "tileops/ops/gen/norm.hpp"
 #include "tileops/tensor.hpp"
 
