@@ -5,7 +5,6 @@
 
 #include "signature/compiled_plan.hpp"
 #include "signature/rules.hpp"
-#include "signature/unify.hpp"
 
 namespace tileops::detail {
 void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args, CallCheck& check,
@@ -40,16 +39,16 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
 
   // 2. Domain restrictions; 3. type family branches.
   for (std::size_t i = 0; i < rules_.size(); ++i) {
-    if (rules_[i].domain && !rules_[i].params_only) check_rule(*this, i, f);
+    if (rules_[i].domain && !rules_[i].params_only) check_rule(i, f);
   }
   select_branches(f);
 
   // 4. Unification, then the remaining refinements.
-  unify_tensors(*this, {given.data(), given.size()}, f);
+  unify_tensors({given.data(), given.size()}, f);
   compute_lets(f);
   if (!dtype_combos_.empty()) check_dtype_combos(f);
   for (std::size_t i = 0; i < rules_.size(); ++i) {
-    if (!rules_[i].domain && !rules_[i].params_only) check_rule(*this, i, f);
+    if (!rules_[i].domain && !rules_[i].params_only) check_rule(i, f);
   }
 
   // Output types.

@@ -1,11 +1,13 @@
 // The concrete SignaturePlan: one op class's manifest entry compiled into slots, tensor
-// declarations and compiled expressions. The plan builder fills the data once; the check
-// functions (construction, call, outputs, roofline, workloads) only read it.
+// declarations and compiled expressions. The plan builder fills the private data once; the
+// plan's own check methods (construction, call, outputs, roofline, workloads) only read it.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/container/small_vector.hpp>
@@ -156,6 +158,96 @@ struct Frame {
 
 class CompiledPlan final : public SignaturePlan {
  public:
+  // SignaturePlan
+  const OpSpec& spec() const override { return spec_; }
+  std::string_view op_name() const override { return spec_.name; }
+  std::string_view family() const override { return spec_.family; }
+  const std::vector<std::string>& param_names() const override { return param_names_; }
+  const std::vector<std::size_t>& call_device_params() const override { return call_device_params_; }
+  const std::vector<std::string>& input_names() const override { return input_names_; }
+  const std::vector<std::string>& output_names() const override { return output_names_; }
+  int input_index(std::string_view name) const override;
+  bool has_call_time_tensor_input() const override { return n_inputs_ > 0; }
+  bool has_composition() const override { return spec_.composition.has_value(); }
+  const std::vector<std::string>& composition_stages() const override { return stage_names_; }
+  const std::vector<std::string>& boundary_operator_names() const override { return boundary_names_; }
+  ConstructionState check_construction(const ParamMap& given) const override;
+  void check_writable(const CallArgs& args, const CallCheck& check) const override;
+  void check_call(const ConstructionState& state, const CallArgs& args, CallCheck& check,
+                  SignatureCall& record) const override;
+  OpOutputs make_outputs(const CallCheck& check, const CallArgs& args) const override;
+  void check_result(const CallCheck& check, const CallArgs& args, const OpOutputs& outputs) const override;
+  std::vector<WorkloadCase> workload_cases(const IndexCap& cap = {}) const override;
+  RooflineFigures eval_roofline(const SignatureCall& record) const override;
+
+ private:
+  // The builder fills the data once, during compilation, and uses the helpers below on the
+  // plan it is building (branch analysis, workload rows).
+  friend class PlanBuilder;
+  // One tensor's unification with its declaration (unify.cpp).
+  struct Unifier;
+
+  int output_tensor(int output) const { return n_inputs_ + n_construction_ + output; }
+  int construction_tensor(int k) const { return n_inputs_ + k; }
+  const TensorDecl& input(int i) const { return tensors_[static_cast<std::size_t>(i)]; }
+  // The term a tensor's shape takes for the frame's subject values, or nullptr (no case).
+  const ShapeTerm* term(const TensorDecl& t, const Frame& f) const {
+    return t.shape.subjects.empty() ? &t.shape.terms.front() : branch_term(t, f);
+  }
+  // term() of a shape that is a type family application.
+  const ShapeTerm* branch_term(const TensorDecl& t, const Frame& f) const;
+  // Sizes a new, empty frame for this plan.
+  void init_frame(Frame& f) const;
+  // The calling thread's frame for check_call, set to what construction state `st` knows (its
+  // slots and construction tensors; nothing of the call). Reusing it keeps the call path free
+  // of per-call construction of slot storage.
+  Frame& call_frame(const ConstructionState& st) const;
+  // Evaluates the match subjects (all their inputs are known; at construction, those that read
+  // no call-time tensor); throws ValueError for a value outside a subject's domain.
+  void select_branches(Frame& f, bool construction = false) const;
+  // Evaluates the let entries whose inputs are known.
+  void compute_lets(Frame& f) const;
+  // "name = value" for the names an expression reads (params, indices, lets, presence).
+  std::string describe_reads(const Expr& e, const Frame& f) const;
+  // Evaluates rule `index` (rules.cpp); when it does not hold throws ValueError "Op: <message>
+  // (names = values)" for a rule with a manifest message, else "Op: shape_rules[i] 'text' is
+  // false (names = values)"; when evaluating it fails, names the rule and the reason.
+  void check_rule(std::size_t index, const Frame& f) const;
+  // Unification of actual tensors with their declarations (unify.cpp, calls.md Table 1):
+  // unifies each (tensor id, tensor) pair with its declaration, solving indices into `f` until
+  // no more can be solved; let entries are computed as their inputs become known. The frame's
+  // subjects must be selected. Throws TypeError for a dtype outside its index's set or
+  // different from what its declaration evaluates to, ValueError for a rank or axis that does
+  // not match, naming the tensor, the declaration, its evaluated form and where each index
+  // read came from. Throws ValueError when a declaration cannot be resolved (an index no
+  // tensor determines).
+  void unify_tensors(std::span<const std::pair<int, const Tensor*>> tensors, Frame& f) const;
+  // The term evaluated as far as the frame allows: "[4096, N]".
+  std::string describe_term(const ShapeTerm& term, const Frame& f) const;
+  // " (K = 4096 solved from input 'a')" for the indices and lets `e` reads.
+  std::string provenance(const Expr& e, const Frame& f) const;
+  // Parts of check_call (call_check.cpp, call_device.cpp, call_record.cpp).
+  void check_dtype_combos(const Frame& f) const;
+  void infer_output(const TensorDecl& t, Frame& f, OutputPlan& out) const;
+  // `accelerator`: set when the accelerator's current device decided it.
+  std::optional<Device> call_device(const CallArgs& args, const ConstructionState& st, const Frame& f,
+                                    bool& accelerator) const;
+  void check_devices(const CallArgs& args, const std::optional<Device>& device) const;
+  void check_out(const Tensor& out, const CallCheck& check) const;
+  void fill_record(const CallArgs& args, const ConstructionState& st, const CallCheck& check, const Frame& f,
+                   SignatureCall& record) const;
+  // Case `c` of workload row `r` (c indexes its dtype_cases; 0 when it has none): the case id,
+  // the parameters the row gives and one TensorSpec per present input. Construction-time
+  // tensors the row passes are meta tensors in `params`. Throws ValueError naming what does not
+  // instantiate.
+  WorkloadCase instantiate_case(std::size_t r, std::size_t c, const IndexCap& cap = {}) const;
+  // "op: " prefixed message.
+  std::string message(const std::string& what) const { return spec_.name + ": " + what; }
+  // The name of the thing that solved slot `s` ("input 'a'"), or "".
+  std::string solved_by(const Frame& f, int s) const;
+  // "input 'x'", "construction tensor 'r'", "output 'y'".
+  std::string tensor_label(int id) const;
+
   OpSpec spec_;
   std::vector<SlotDecl> slots_;
   std::vector<ParamInfo> params_;
@@ -181,73 +273,6 @@ class CompiledPlan final : public SignaturePlan {
   std::vector<std::string> output_names_;
   std::vector<std::string> stage_names_;
   std::vector<std::string> boundary_names_;
-
-  // SignaturePlan
-  const OpSpec& spec() const override { return spec_; }
-  std::string_view op_name() const override { return spec_.name; }
-  std::string_view family() const override { return spec_.family; }
-  const std::vector<std::string>& param_names() const override { return param_names_; }
-  const std::vector<std::size_t>& call_device_params() const override { return call_device_params_; }
-  const std::vector<std::string>& input_names() const override { return input_names_; }
-  const std::vector<std::string>& output_names() const override { return output_names_; }
-  int input_index(std::string_view name) const override;
-  bool has_call_time_tensor_input() const override { return n_inputs_ > 0; }
-  bool has_composition() const override { return spec_.composition.has_value(); }
-  const std::vector<std::string>& composition_stages() const override { return stage_names_; }
-  const std::vector<std::string>& boundary_operator_names() const override { return boundary_names_; }
-  ConstructionState check_construction(const ParamMap& given) const override;
-  void check_writable(const CallArgs& args, const CallCheck& check) const override;
-  void check_call(const ConstructionState& state, const CallArgs& args, CallCheck& check,
-                  SignatureCall& record) const override;
-  OpOutputs make_outputs(const CallCheck& check, const CallArgs& args) const override;
-  void check_result(const CallCheck& check, const CallArgs& args, const OpOutputs& outputs) const override;
-  std::vector<WorkloadCase> workload_cases(const IndexCap& cap = {}) const override;
-  RooflineFigures eval_roofline(const SignatureCall& record) const override;
-
-  // Helpers shared by the check functions.
-  int output_tensor(int output) const { return n_inputs_ + n_construction_ + output; }
-  int construction_tensor(int k) const { return n_inputs_ + k; }
-  const TensorDecl& input(int i) const { return tensors_[static_cast<std::size_t>(i)]; }
-  // The term a tensor's shape takes for the frame's subject values, or nullptr (no case).
-  const ShapeTerm* term(const TensorDecl& t, const Frame& f) const {
-    return t.shape.subjects.empty() ? &t.shape.terms.front() : branch_term(t, f);
-  }
-  // term() of a shape that is a type family application.
-  const ShapeTerm* branch_term(const TensorDecl& t, const Frame& f) const;
-  // Sizes a new, empty frame for this plan.
-  void init_frame(Frame& f) const;
-  // The calling thread's frame for check_call, set to what construction state `st` knows (its
-  // slots and construction tensors; nothing of the call). Reusing it keeps the call path free
-  // of per-call construction of slot storage.
-  Frame& call_frame(const ConstructionState& st) const;
-  // Evaluates the match subjects (all their inputs are known; at construction, those that read
-  // no call-time tensor); throws ValueError for a value outside a subject's domain.
-  void select_branches(Frame& f, bool construction = false) const;
-  // Evaluates the let entries whose inputs are known.
-  void compute_lets(Frame& f) const;
-  // "name = value" for the names an expression reads (params, indices, lets, presence).
-  std::string describe_reads(const Expr& e, const Frame& f) const;
-  // Parts of check_call (call_check.cpp, call_device.cpp, call_record.cpp).
-  void check_dtype_combos(const Frame& f) const;
-  void infer_output(const TensorDecl& t, Frame& f, OutputPlan& out) const;
-  // `accelerator`: set when the accelerator's current device decided it.
-  std::optional<Device> call_device(const CallArgs& args, const ConstructionState& st, const Frame& f,
-                                    bool& accelerator) const;
-  void check_devices(const CallArgs& args, const std::optional<Device>& device) const;
-  void check_out(const Tensor& out, const CallCheck& check) const;
-  void fill_record(const CallArgs& args, const ConstructionState& st, const CallCheck& check, const Frame& f,
-                   SignatureCall& record) const;
-  // Case `c` of workload row `r` (c indexes its dtype_cases; 0 when it has none): the case id,
-  // the parameters the row gives and one TensorSpec per present input. Construction-time
-  // tensors the row passes are meta tensors in `params`. Throws ValueError naming what does not
-  // instantiate.
-  WorkloadCase instantiate_case(std::size_t r, std::size_t c, const IndexCap& cap = {}) const;
-  // "op: " prefixed message.
-  std::string message(const std::string& what) const { return spec_.name + ": " + what; }
-  // The name of the thing that solved slot `s` ("input 'a'"), or "".
-  std::string solved_by(const Frame& f, int s) const;
-  // "input 'x'", "construction tensor 'r'", "output 'y'".
-  std::string tensor_label(int id) const;
 };
 
 }  // namespace tileops::detail

@@ -5,7 +5,6 @@
 #include "join.hpp"
 #include "signature/compiled_plan.hpp"
 #include "signature/rules.hpp"
-#include "signature/unify.hpp"
 
 namespace tileops::detail {
 namespace {
@@ -86,17 +85,17 @@ ConstructionState CompiledPlan::check_construction(const ParamMap& given) const 
     }
   }
   for (std::size_t i = 0; i < rules_.size(); ++i) {
-    if (rules_[i].params_only) check_rule(*this, i, f);
+    if (rules_[i].params_only) check_rule(i, f);
   }
   compute_lets(f);
   if (!held.empty()) {
     select_branches(f, true);
-    unify_tensors(*this, {held.data(), held.size()}, f);
+    unify_tensors({held.data(), held.size()}, f);
     for (std::size_t i = 0; i < rules_.size(); ++i) {
       const Rule& r = rules_[i];
       const bool reads_inputs = std::any_of(r.expr.tensors.begin(), r.expr.tensors.end(),
                                             [this](int t) { return tensors_[static_cast<std::size_t>(t)].role != TensorRole::Construction; });
-      if (!r.params_only && !reads_inputs && rule_ready(r, f)) check_rule(*this, i, f);
+      if (!r.params_only && !reads_inputs && rule_ready(r, f)) check_rule(i, f);
     }
   }
 

@@ -1,4 +1,4 @@
-#include "signature/unify.hpp"
+#include "signature/compiled_plan.hpp"
 
 #include <algorithm>
 
@@ -23,21 +23,22 @@ int single_unknown(const Expr& e, const Frame& f) {
   return found;
 }
 
-// " (K = 4096 solved from input 'a')" for the indices and lets `e` reads.
-std::string provenance(const CompiledPlan& plan, const Expr& e, const Frame& f) {
+}  // namespace
+
+std::string CompiledPlan::provenance(const Expr& e, const Frame& f) const {
   std::string s;
   for (int slot : e.slots) {
-    const SlotDecl& d = plan.slots_[static_cast<std::size_t>(slot)];
+    const SlotDecl& d = slots_[static_cast<std::size_t>(slot)];
     const Val& v = f.slots[static_cast<std::size_t>(slot)];
     if (d.source == SlotDecl::Source::Param || !v.known()) continue;
     s += (s.empty() ? "" : ", ") + d.name + " = " + expr::val_str(v);
-    const std::string by = plan.solved_by(f, slot);
+    const std::string by = solved_by(f, slot);
     if (!by.empty()) s += " solved from " + by;
   }
   return s.empty() ? "" : " (" + s + ")";
 }
 
-struct Unifier {
+struct CompiledPlan::Unifier {
   const CompiledPlan& plan;
   Frame& f;
   int id;
@@ -50,8 +51,8 @@ struct Unifier {
   }
 
   [[noreturn]] void mismatch(const Expr* read) const {
-    std::string msg = shape_prefix() + " = " + describe_term(plan, term, f);
-    if (read != nullptr) msg += provenance(plan, *read, f);
+    std::string msg = shape_prefix() + " = " + plan.describe_term(term, f);
+    if (read != nullptr) msg += plan.provenance(*read, f);
     throw ValueError(plan.message(msg));
   }
 
@@ -87,7 +88,7 @@ struct Unifier {
       const std::string by = plan.solved_by(f, d.solve_slot);
       if (!by.empty()) msg += " (solved from " + by + ")";
     } else {
-      msg += provenance(plan, d.expr, f);
+      msg += plan.provenance(d.expr, f);
     }
     throw TypeError(plan.message(msg));
   }
@@ -206,9 +207,9 @@ struct Unifier {
       std::int64_t diff = 0;
       if (__builtin_sub_overflow(axis, rest, &diff) || diff < 0 || diff % lin.a != 0) {
         const std::string name = plan.slots_[static_cast<std::size_t>(lin.slot)].name;
-        throw ValueError(plan.message(shape_prefix() + " = " + describe_term(plan, term, f) + ": axis " +
+        throw ValueError(plan.message(shape_prefix() + " = " + plan.describe_term(term, f) + ": axis " +
                                       std::to_string(pos) + " is " + std::to_string(axis) + ", which " + item.text +
-                                      " cannot equal for a whole " + name + " >= 0" + provenance(plan, item.expr, f)));
+                                      " cannot equal for a whole " + name + " >= 0" + plan.provenance(item.expr, f)));
       }
       solve(lin.slot).set_integer(diff / lin.a);
       return true;
@@ -217,9 +218,7 @@ struct Unifier {
   }
 };
 
-}  // namespace
-
-std::string describe_term(const CompiledPlan& plan, const ShapeTerm& term, const Frame& f) {
+std::string CompiledPlan::describe_term(const ShapeTerm& term, const Frame& f) const {
   std::string s = "[";
   bool first = true;
   for (const AxisItem& item : term.items) {
@@ -241,7 +240,7 @@ std::string describe_term(const CompiledPlan& plan, const ShapeTerm& term, const
   return s + "]";
 }
 
-void unify_tensors(const CompiledPlan& plan, std::span<const std::pair<int, const Tensor*>> tensors, Frame& f) {
+void CompiledPlan::unify_tensors(std::span<const std::pair<int, const Tensor*>> tensors, Frame& f) const {
   struct Pending {
     std::uint64_t items = 0;
     bool dtype = true;
@@ -249,10 +248,10 @@ void unify_tensors(const CompiledPlan& plan, std::span<const std::pair<int, cons
   };
   boost::container::small_vector<Pending, 8> state(tensors.size());
   for (std::size_t k = 0; k < tensors.size(); ++k) {
-    const TensorDecl& decl = plan.tensors_[static_cast<std::size_t>(tensors[k].first)];
-    state[k].term = plan.term(decl, f);
+    const TensorDecl& decl = tensors_[static_cast<std::size_t>(tensors[k].first)];
+    state[k].term = term(decl, f);
     if (state[k].term == nullptr) {
-      throw ValueError(plan.message("no case of " + decl.shape.text + " applies to this call"));
+      throw ValueError(message("no case of " + decl.shape.text + " applies to this call"));
     }
     const std::size_t n = state[k].term->items.size();
     state[k].items = n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
@@ -266,7 +265,7 @@ void unify_tensors(const CompiledPlan& plan, std::span<const std::pair<int, cons
       Pending& p = state[k];
       if (!p.dtype && p.items == 0) continue;
       const int id = tensors[k].first;
-      const Unifier u{plan, f, id, *tensors[k].second, plan.tensors_[static_cast<std::size_t>(id)], *p.term};
+      const Unifier u{*this, f, id, *tensors[k].second, tensors_[static_cast<std::size_t>(id)], *p.term};
       if (p.dtype && u.dtype()) {
         p.dtype = false;
         progress = true;
@@ -274,15 +273,15 @@ void unify_tensors(const CompiledPlan& plan, std::span<const std::pair<int, cons
       if (p.items != 0 && u.shape(p.items)) progress = true;
       pending = pending || p.dtype || p.items != 0;
     }
-    if (progress) plan.compute_lets(f);
+    if (progress) compute_lets(f);
   }
   if (!pending) return;
   for (std::size_t k = 0; k < tensors.size(); ++k) {
     if (!state[k].dtype && state[k].items == 0) continue;
-    const TensorDecl& decl = plan.tensors_[static_cast<std::size_t>(tensors[k].first)];
-    throw ValueError(plan.message("cannot resolve " + plan.tensor_label(tensors[k].first) + ": " +
-                                  (state[k].dtype ? "dtype " + decl.dtype.text : "shape " + decl.shape.text) +
-                                  " reads an index no tensor determines"));
+    const TensorDecl& decl = tensors_[static_cast<std::size_t>(tensors[k].first)];
+    throw ValueError(message("cannot resolve " + tensor_label(tensors[k].first) + ": " +
+                             (state[k].dtype ? "dtype " + decl.dtype.text : "shape " + decl.shape.text) +
+                             " reads an index no tensor determines"));
   }
 }
 

@@ -9,8 +9,8 @@
 namespace tileops::detail {
 namespace {
 
-const SlotDecl* find_slot(const CompiledPlan& p, const std::string& name) {
-  for (const SlotDecl& d : p.slots_) {
+const SlotDecl* find_slot(const std::vector<SlotDecl>& slots, const std::string& name) {
+  for (const SlotDecl& d : slots) {
     if (d.name == name) return &d;
   }
   return nullptr;
@@ -46,7 +46,7 @@ void PlanBuilder::check_workloads() {
       problem(field + ".label", "'" + row.label + "' must be 1 to 24 characters of [A-Za-z0-9._-]");
     }
     for (const auto& [key, value] : row.values) {
-      const SlotDecl* d = find_slot(p, key);
+      const SlotDecl* d = find_slot(p.slots_, key);
       if (d != nullptr && d->source == SlotDecl::Source::Param) continue;
       if (d != nullptr && d->source == SlotDecl::Source::Index && d->kind.base != expr::Base::DType) continue;
       if (d != nullptr && d->source == SlotDecl::Source::Index) {
@@ -132,7 +132,7 @@ void PlanBuilder::check_workloads() {
         if (!given) problem(field, "does not give index '" + d.name + "', which the row's branch uses");
       }
       for (const auto& [key, value] : row.values) {
-        const SlotDecl* d = find_slot(p, key);
+        const SlotDecl* d = find_slot(p.slots_, key);
         if (d->source == SlotDecl::Source::Index && !used.count(static_cast<int>(d - p.slots_.data()))) {
           problem(field + "." + key, "gives index '" + key + "', which the row's branch does not use");
         }
@@ -187,7 +187,7 @@ void PlanBuilder::check_workloads() {
         SignatureCall record;
         p.check_call(state, CallArgs{inputs, Tensor()}, check, record);
         for (const auto& [key, value] : row.values) {
-          const SlotDecl* d = find_slot(p, key);
+          const SlotDecl* d = find_slot(p.slots_, key);
           if (d->source != SlotDecl::Source::Index) continue;
           const IndexValue* solved = record.index(key);
           if (solved == nullptr || !value_equal(as_value(*solved), value)) {
@@ -211,7 +211,7 @@ void PlanBuilder::check_workloads() {
       const auto non_dtype = [&p](const manifest::WorkloadRow& row) {
         std::vector<std::pair<std::string, Value>> v;
         for (const auto& kv : row.values) {
-          const SlotDecl* d = find_slot(p, kv.first);
+          const SlotDecl* d = find_slot(p.slots_, kv.first);
           if (d != nullptr && d->kind.base == expr::Base::DType) continue;
           v.push_back(kv);
         }
