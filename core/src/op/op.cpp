@@ -63,7 +63,7 @@ const ParamMap& Op::params() const { return construction_->params; }
 bool Op::tune_requested() const { return state_->tune_requested.load(std::memory_order_acquire); }
 
 SignatureCallPtr Op::last_call() const {
-  SignatureCallPtr record = state_->last_call.load();
+  SignatureCallPtr record = state_->last_call();
   if (!record) throw RuntimeError(cls_.name() + " (" + instance_key_ + "): last_call is not available: no call has completed yet");
   return record;
 }

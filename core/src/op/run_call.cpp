@@ -94,8 +94,12 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
   CallFrame* parent = frame.parent;
   frame.pop();                                                // 7.2
   SignatureCallPtr published = std::move(record);
-  state_->last_call.publish(published);  // 7.3
-  if (parent != nullptr) report_to(*parent, std::move(published));  // 7.4
+  if (parent == nullptr) {
+    state_->publish_last_call(std::move(published));  // 7.3
+  } else {
+    state_->publish_last_call(published);             // 7.3
+    report_to(*parent, std::move(published));         // 7.4
+  }
   return outputs;
 }
 
