@@ -1,6 +1,7 @@
 #include "op/call_cache.hpp"
 
 #include <algorithm>
+#include <new>
 
 #include "thread_stripe.hpp"
 #include "tileops/extend/cache_key.hpp"
@@ -41,9 +42,14 @@ std::size_t tensor_hash(const Tensor& x) {
   return h;
 }
 
+// Bucket and clock storage grow with use up to these, not with the configured bound: a bound
+// of a million must not cost every instance megabytes before its first call.
+constexpr std::size_t kMaxBuckets = 4096;
+constexpr std::size_t kInitialClock = 64;
+
 std::size_t buckets_for(std::size_t capacity) {
   std::size_t n = 16;
-  while (n < capacity && n < (std::size_t{1} << 16)) n <<= 1;
+  while (n < capacity && n < kMaxBuckets) n <<= 1;
   return n;
 }
 
@@ -88,7 +94,7 @@ void CachedCall::keep(const CallCheck& checked, const SignatureCall& filled) {
 }
 
 CallCache::CallCache(std::size_t capacity) : buckets_(buckets_for(capacity)), capacity_(capacity) {
-  clock_.reserve(capacity);
+  clock_.reserve(std::min(capacity, kInitialClock));
 }
 
 CallCache::~CallCache() {
@@ -126,7 +132,11 @@ void CallCache::insert(std::unique_ptr<CachedCall> entry) {
   CachedCall* added = entry.get();
   // The victim leaves its bucket before the new entry joins one: it may be the same bucket.
   if (clock_.size() < capacity_) {
-    clock_.push_back(std::move(entry));  // reserved: does not allocate
+    try {
+      clock_.push_back(std::move(entry));
+    } catch (const std::bad_alloc&) {
+      return;  // no memory to keep it: this call stays uncached
+    }
   } else {
     const std::size_t slot = victim();
     retire(std::exchange(clock_[slot], std::move(entry)));
@@ -184,7 +194,6 @@ void CallCache::set_capacity(std::size_t capacity) {
     ++evictions_;
   }
   capacity_ = capacity;
-  clock_.reserve(capacity);
   reclaim();
 }
 
