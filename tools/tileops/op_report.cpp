@@ -1,6 +1,21 @@
 #include "op_report.hpp"
 
 namespace tileops::cli {
+namespace {
+
+// Appends report(sub, "<stage>.<sub stage>") for each sub-op `op` holds, in stage order.
+void append_held(const Op& op, const std::string& stage,
+                 nlohmann::json (*report)(const Op&, const std::string&), nlohmann::json& out) {
+  const auto& stages = op.op_class().delegate_types();
+  std::size_t i = 0;
+  for (Op* sub : op.held_delegates()) {
+    const std::string sub_stage = i < stages.size() ? stages[i].stage : std::string("?");
+    for (auto& item : report(*sub, stage.empty() ? sub_stage : stage + "." + sub_stage)) out.push_back(std::move(item));
+    ++i;
+  }
+}
+
+}  // namespace
 
 nlohmann::json kernels_json(const Op& op, const std::string& stage) {
   nlohmann::json out = nlohmann::json::array();
@@ -23,13 +38,7 @@ nlohmann::json kernels_json(const Op& op, const std::string& stage) {
       }
     }
   }
-  const auto& stages = op.op_class().delegate_types();
-  std::size_t i = 0;
-  for (Op* sub : op.held_delegates()) {
-    const std::string sub_stage = i < stages.size() ? stages[i].stage : std::string("?");
-    for (auto& k : kernels_json(*sub, stage.empty() ? sub_stage : stage + "." + sub_stage)) out.push_back(k);
-    ++i;
-  }
+  append_held(op, stage, kernels_json, out);
   return out;
 }
 
@@ -44,13 +53,7 @@ nlohmann::json caches_json(const Op& op, const std::string& stage) {
                  {"stage", stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(stage)},
                  {"calls", counters(stats.calls)},
                  {"target_kernels", counters(stats.target_kernels)}});
-  const auto& stages = op.op_class().delegate_types();
-  std::size_t i = 0;
-  for (Op* sub : op.held_delegates()) {
-    const std::string sub_stage = i < stages.size() ? stages[i].stage : std::string("?");
-    for (auto& c : caches_json(*sub, stage.empty() ? sub_stage : stage + "." + sub_stage)) out.push_back(c);
-    ++i;
-  }
+  append_held(op, stage, caches_json, out);
   return out;
 }
 
