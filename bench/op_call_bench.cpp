@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "tileops/extend/backend.hpp"
+#include "tileops/extend/ops/norm.hpp"
 #include "tileops/extend/plugin.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/rms_norm.hpp"
@@ -22,11 +23,11 @@ using namespace tileops;
 // The output is per thread, so threads calling one shared kernel share no reference count.
 // With the cpu plugin loaded it must outrank the plugin's kernel, which also applies.
 template <bool kOverCpuPlugin>
-class TrivialRMSNorm final : public Kernel, public RMSNormFwdInterface {
+class TrivialRMSNorm final : public ops::RMSNormFwdOp::RmsNorm::Impl<> {
  public:
   static constexpr DeviceTypes devices{"cpu"};
   static constexpr KeyList preferred_over = kOverCpuPlugin ? KeyList{"cpu_rms_norm"} : KeyList{};
-  explicit TrivialRMSNorm(const LayerNormCall&) {}
+  using ops::RMSNormFwdOp::RmsNorm::Impl<>::Impl;
   Tensor forward(const Tensor& x, const Tensor&) override {
     thread_local Tensor out;
     if (!out.defined() || out.shape() != x.shape() || out.dtype() != x.dtype()) out = Tensor::empty(x.shape(), x.dtype());
@@ -70,7 +71,7 @@ BENCHMARK(BM_RMSNormOpCall)->ThreadRange(1, 8)->UseRealTime();
 
 void BM_RMSNormKernelDirect(benchmark::State& state) {
   Inputs in;
-  LayerNormCall call;
+  ops::RMSNormFwdOp::RmsNorm::Call call;
   TrivialRMSNorm<false> kernel(call);
   for (auto _ : state) benchmark::DoNotOptimize(kernel.forward(in.x, in.w));
 }

@@ -2,28 +2,41 @@
 #
 #   tileops_add_ops(<target> MANIFESTS <file.yaml>... [NAMESPACE <ns>] [INCLUDE_PREFIX <dir>])
 #
-# Runs tileops-opgen over the manifests at build time: each <file>.yaml becomes the header
-# <INCLUDE_PREFIX>/<file>.hpp (INCLUDE_PREFIX defaults to "<target>/ops", NAMESPACE to <target>)
-# declaring the ops' classes, which <target>'s sources include; the sources define each op's
-# op_class() and forward(). The headers are regenerated when a manifest changes.
+# Runs tileops-opgen over the manifests at build time. Each <file>.yaml becomes
+#   <INCLUDE_PREFIX>/<file>.hpp           the ops' classes (INCLUDE_PREFIX defaults to "<target>/ops")
+#   <INCLUDE_PREFIX>/kernels/<file>.hpp   their kernel interfaces, namespace <NAMESPACE>::ops
+#   <file>_reference.hpp                  their reference kernels' classes, namespace <NAMESPACE>::ref
+#   <file>_op_classes.cpp                 each op's op_class(), compiled into <target>
+# (NAMESPACE defaults to <target>). <target>'s sources define each op's forward() and its
+# reference kernels' forward(), including <file>_reference.hpp. Everything is regenerated when a
+# manifest changes.
 #
-# tileops_generate_ops(<name> MANIFESTS ... OUT_DIR <dir> INCLUDE_PREFIX <p> NAMESPACE <ns>
+# tileops_generate_ops(<name> MANIFESTS ... OUT_DIR <dir> INCLUDE_PREFIX <p> KERNELS_OUT_DIR <dir>
+#                      KERNELS_PREFIX <p> INTERNAL_DIR <dir> NAMESPACE <ns> SOURCES_VAR <var>
 #                      [EXPORT_MACRO <m> EXPORT_INCLUDE <h>] [CATALOG <file>])
-# is the step underneath: a custom target <name> that writes the headers into OUT_DIR.
+# is the step underneath: a custom target <name> that writes the files, and in <var> the
+# generated sources to compile.
 include_guard(GLOBAL)
 
 function(tileops_generate_ops name)
-  cmake_parse_arguments(PARSE_ARGV 1 GEN "" "OUT_DIR;INCLUDE_PREFIX;NAMESPACE;EXPORT_MACRO;EXPORT_INCLUDE;CATALOG"
-                        "MANIFESTS")
-  if(NOT GEN_MANIFESTS OR NOT GEN_OUT_DIR)
-    message(FATAL_ERROR "tileops_generate_ops(${name}): MANIFESTS and OUT_DIR are required")
-  endif()
+  cmake_parse_arguments(PARSE_ARGV 1 GEN ""
+    "OUT_DIR;INCLUDE_PREFIX;KERNELS_OUT_DIR;KERNELS_PREFIX;INTERNAL_DIR;NAMESPACE;SOURCES_VAR;EXPORT_MACRO;EXPORT_INCLUDE;CATALOG"
+    "MANIFESTS")
+  foreach(required MANIFESTS OUT_DIR KERNELS_OUT_DIR KERNELS_PREFIX INTERNAL_DIR SOURCES_VAR)
+    if(NOT GEN_${required})
+      message(FATAL_ERROR "tileops_generate_ops(${name}): ${required} is required")
+    endif()
+  endforeach()
   set(headers "")
+  set(sources "")
   foreach(manifest IN LISTS GEN_MANIFESTS)
     get_filename_component(stem "${manifest}" NAME_WE)
-    list(APPEND headers ${GEN_OUT_DIR}/${stem}.hpp)
+    list(APPEND headers ${GEN_OUT_DIR}/${stem}.hpp ${GEN_KERNELS_OUT_DIR}/${stem}.hpp
+         ${GEN_INTERNAL_DIR}/${stem}_reference.hpp)
+    list(APPEND sources ${GEN_INTERNAL_DIR}/${stem}_op_classes.cpp)
   endforeach()
-  set(args --out-dir ${GEN_OUT_DIR} --include-prefix ${GEN_INCLUDE_PREFIX} --namespace ${GEN_NAMESPACE})
+  set(args --out-dir ${GEN_OUT_DIR} --include-prefix ${GEN_INCLUDE_PREFIX} --kernels-out-dir ${GEN_KERNELS_OUT_DIR}
+           --kernels-prefix ${GEN_KERNELS_PREFIX} --internal-dir ${GEN_INTERNAL_DIR} --namespace ${GEN_NAMESPACE})
   if(GEN_EXPORT_MACRO)
     list(APPEND args --export-macro ${GEN_EXPORT_MACRO} --export-include ${GEN_EXPORT_INCLUDE})
   endif()
@@ -35,13 +48,14 @@ function(tileops_generate_ops name)
   # The tool rewrites a header only when its text changes (BYPRODUCTS lets Ninja notice).
   add_custom_command(
     OUTPUT ${stamp}
-    BYPRODUCTS ${headers}
+    BYPRODUCTS ${headers} ${sources}
     COMMAND $<TARGET_FILE:tileops::opgen> ${args} ${GEN_MANIFESTS}
     COMMAND ${CMAKE_COMMAND} -E touch ${stamp}
     DEPENDS $<TARGET_FILE:tileops::opgen> ${GEN_MANIFESTS}
     COMMENT "Generating the op classes of ${name}"
     VERBATIM)
   add_custom_target(${name} DEPENDS ${stamp})
+  set(${GEN_SOURCES_VAR} ${sources} PARENT_SCOPE)
 endfunction()
 
 function(tileops_add_ops target)
@@ -65,7 +79,12 @@ function(tileops_add_ops target)
     MANIFESTS ${manifests}
     OUT_DIR ${root}/${OPS_INCLUDE_PREFIX}
     INCLUDE_PREFIX ${OPS_INCLUDE_PREFIX}
-    NAMESPACE ${OPS_NAMESPACE})
+    KERNELS_OUT_DIR ${root}/${OPS_INCLUDE_PREFIX}/kernels
+    KERNELS_PREFIX ${OPS_INCLUDE_PREFIX}/kernels
+    INTERNAL_DIR ${root}/internal
+    NAMESPACE ${OPS_NAMESPACE}
+    SOURCES_VAR op_class_sources)
   add_dependencies(${target} ${target}_op_classes)
-  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${root}>)
+  target_sources(${target} PRIVATE ${op_class_sources})
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${root}> PRIVATE ${root}/internal)
 endfunction()

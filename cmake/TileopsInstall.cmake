@@ -8,6 +8,7 @@ install(TARGETS tileops_opgen EXPORT tileopsTargets RUNTIME DESTINATION ${CMAKE_
 install(DIRECTORY core/include/tileops DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 install(FILES ${PROJECT_BINARY_DIR}/core/include/tileops/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tileops)
 install(DIRECTORY ${PROJECT_BINARY_DIR}/core/include/tileops/ops/gen DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tileops/ops)
+install(DIRECTORY ${PROJECT_BINARY_DIR}/core/include/tileops/extend/ops DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tileops/extend)
 
 set(TILEOPS_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tileops)
 install(EXPORT tileopsTargets NAMESPACE tileops:: DESTINATION ${TILEOPS_CMAKE_DIR})

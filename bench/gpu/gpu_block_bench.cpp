@@ -18,6 +18,7 @@
 #include "tileops/device_graph.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
+#include "tileops/extend/ops/gemm.hpp"
 #include "tileops/extend/plugin.hpp"
 #include "tileops/graph.hpp"
 #include "tileops/ops/elementwise.hpp"
@@ -85,7 +86,7 @@ void decode_kernel_rows() {
     for (const Shape3& s : shapes) {
       const Tensor a = fill({s.m, s.k}, dtype, 7919, 1.0f), b = fill({s.n, s.k}, dtype, 104729, 0.02f);
       const Tensor d = Tensor::empty({s.m, s.n}, dtype, kGpu);
-      GemmCall call;
+      ops::GemmFwdOp::Gemm::Call call;
       call.device = kGpu;
       call.m = s.m;
       call.n = s.n;
@@ -96,7 +97,7 @@ void decode_kernel_rows() {
       for (const RegisteredKernelType& t : registered_kernel_types("GemmFwdOp")) {
         if (t.type->devices != std::vector<std::string>{"cuda"} || (t.type->refusal && t.type->refusal(call))) continue;
         const std::shared_ptr<Kernel> kernel = t.type->entry_for(call).factory();
-        auto* gemm = static_cast<GemmFwdInterface*>(t.type->as_interface(*kernel));
+        auto* gemm = static_cast<ops::GemmFwdOp::Gemm*>(t.type->as_interface(*kernel));
         const double ms = time_calls([&](int) { gemm->forward(a, b, d); }, 1);
         std::printf(
             "{\"kind\": \"decode_kernel\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", "

@@ -1,29 +1,24 @@
-// What SoftcapFwdOp writes by hand: its class record, forward, and the reference kernel.
-#include "softcap.hpp"
-
+// What SoftcapFwdOp writes by hand: its forward and its reference kernel's body. Everything else
+// (the op class, the kernel interface ops::SoftcapFwdOp::Softcap, the reference kernel's class
+// and the class record) is generated from manifests/softcap.yaml.
 #include <cmath>
 #include <vector>
 
-namespace app {
+#include "app/ops/softcap.hpp"
+#include "softcap_reference.hpp"
 
-const tileops::OpClass& SoftcapFwdOp::op_class() {
-  static const tileops::OpClass cls = tileops::OpClass::define("SoftcapFwdOp")
-                                          .interface<SoftcapFwdInterface>("softcap")
-                                          .kernel_type<SoftcapReference>("softcap_reference")
-                                          .build();
-  return cls;
-}
+namespace app {
 
 tileops::OpOutputs SoftcapFwdOp::forward(const tileops::CallArgs& args) {
   const tileops::Tensor x = args.inputs[0].contiguous();
-  SoftcapCall call;
+  ops::SoftcapFwdOp::Softcap::Call call;
   call.device = x.device();
   call.cap = cap();
   call.dtype = x.dtype();
-  return {kernel_for<SoftcapFwdInterface>("softcap", call).forward(x)};
+  return {kernel_for<ops::SoftcapFwdOp::Softcap>(call).forward(x)};
 }
 
-tileops::Tensor SoftcapReference::forward(const tileops::Tensor& x) {
+tileops::Tensor ref::SoftcapFwdOp::Softcap::forward(const tileops::Tensor& x) {
   std::vector<double> values = x.to_doubles();
   for (double& v : values) v = call_.cap * std::tanh(v / call_.cap);
   return tileops::Tensor::from_doubles(values, x.shape(), x.dtype());

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <vector>
 
-#include "softcap.hpp"
+#include "app/ops/softcap.hpp"
 #include "tileops/config.hpp"
 #include "tileops/ops/workload_cases.hpp"
 #include "tileops/testing.hpp"

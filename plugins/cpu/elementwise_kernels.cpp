@@ -23,7 +23,8 @@ bool reducible(DType in, DType out) {
   }
 }
 
-std::optional<std::string> refuse_reduction(const ReduceCall& call) {
+template <class Call>
+std::optional<std::string> refuse_reduction(const Call& call) {
   if (reducible(call.in_dtype, call.out_dtype)) return std::nullopt;
   return "serves float inputs to the same dtype, float32 or float64 and integer inputs to int64, not " +
          std::string(dtype_name(call.in_dtype)) + " to " + std::string(dtype_name(call.out_dtype));
@@ -31,18 +32,14 @@ std::optional<std::string> refuse_reduction(const ReduceCall& call) {
 
 }  // namespace
 
-std::optional<std::string> SiluAndMulKernel::refusal(const ElementwiseCall& call) {
-  return refuse_unless_float(call.dtype);
-}
-
 Tensor SiluAndMulKernel::forward(const Tensor& x) {
   const std::int64_t rows = x.shape()[0], n = x.shape()[1] / 2;
   Tensor y = Tensor::empty({rows, n}, x.dtype(), x.device());
-  silu_and_mul(dtype_, rows, n, x.data_ptr(), y.data_ptr());
+  silu_and_mul(call_.dtype, rows, n, x.data_ptr(), y.data_ptr());
   return y;
 }
 
-std::optional<std::string> AddKernel::refusal(const AddCall& call) {
+std::optional<std::string> AddKernel::refusal(const Call& call) {
   if (call.kind == BroadcastKind::general) return "serves same-shape and row-broadcast additions only";
   if (call.dtype == DType::int32 || call.dtype == DType::int64) return std::nullopt;
   return refuse_unless_float(call.dtype);
@@ -57,11 +54,7 @@ void AddKernel::forward(const Tensor& a, const Tensor& b, double alpha, const Te
   add_row_broadcast(call_.dtype, n == 0 ? 0 : out.numel() / n, n, a.data_ptr(), b.data_ptr(), out.data_ptr(), alpha);
 }
 
-std::optional<std::string> ReluKernel::refusal(const ElementwiseCall& call) { return refuse_unless_float(call.dtype); }
-
-void ReluKernel::forward(const Tensor& x, const Tensor& out) { relu(dtype_, x.numel(), x.data_ptr(), out.data_ptr()); }
-
-std::optional<std::string> AlibiKernel::refusal(const AlibiCall& call) { return refuse_unless_float(call.dtype); }
+void ReluKernel::forward(const Tensor& x, const Tensor& out) { relu(call_.dtype, x.numel(), x.data_ptr(), out.data_ptr()); }
 
 Tensor AlibiKernel::forward() {
   Tensor y = Tensor::empty({call_.num_heads, call_.seq_len, call_.seq_len}, call_.dtype, Device::cpu());
@@ -69,11 +62,11 @@ Tensor AlibiKernel::forward() {
   return y;
 }
 
-std::optional<std::string> BlasGemmKernel::refusal(const GemmCall& call) {
+std::optional<std::string> BlasGemmKernel::refusal(const Call& call) {
   return blas_refusal(call.dtype, call.m, call.n, call.k);
 }
 
-Entry BlasGemmKernel::entry_for(const GemmCall& call) {
+Entry BlasGemmKernel::entry_for(const Call& call) {
   return {Identity::of(std::make_tuple(call.dtype, call.trans_a, call.trans_b)),
           [call] { return std::make_shared<BlasGemmKernel>(call); }};
 }
@@ -87,30 +80,37 @@ void BlasGemmKernel::forward(const Tensor& a, const Tensor& b, const Tensor& d) 
        call_.trans_b, d.data_ptr(), ld(n));
 }
 
-std::optional<std::string> DotRowsGemmKernel::refusal(const GemmCall& call) {
+std::optional<std::string> DotRowsGemmKernel::refusal(const Call& call) {
   return dot_rows_refusal(call.dtype, call.m, call.trans_a, call.trans_b);
 }
 
-Entry DotRowsGemmKernel::entry_for(const GemmCall& call) {
+Entry DotRowsGemmKernel::entry_for(const Call& call) {
   return {Identity::of(call.dtype), [call] { return std::make_shared<DotRowsGemmKernel>(call); }};
 }
 
 void DotRowsGemmKernel::forward(const Tensor& a, const Tensor& b, const Tensor& d) {
   const std::int64_t m = d.shape()[0], n = d.shape()[1], k = a.shape()[1];
   auto ld = [](std::int64_t row) { return std::max<std::int64_t>(row, 1); };
-  dot_rows_gemm(dtype_, m, n, k, a.data_ptr(), ld(k), b.data_ptr(), ld(k), d.data_ptr(), ld(n));
+  dot_rows_gemm(call_.dtype, m, n, k, a.data_ptr(), ld(k), b.data_ptr(), ld(k), d.data_ptr(), ld(n));
 }
 
-std::optional<std::string> SumKernel::refusal(const ReduceCall& call) { return refuse_reduction(call); }
-
-void SumKernel::forward(const Tensor& x, const Tensor& y, const ReduceExtents& e) {
-  reduce_sum(call_.in_dtype, call_.out_dtype, e.outer, e.reduce, e.inner, x.data_ptr(), y.data_ptr());
+template <bool kProduct, class Interface>
+std::optional<std::string> ReduceKernel<kProduct, Interface>::refusal(const typename Interface::Call& call) {
+  return refuse_reduction(call);
 }
 
-std::optional<std::string> ProdKernel::refusal(const ReduceCall& call) { return refuse_reduction(call); }
-
-void ProdKernel::forward(const Tensor& x, const Tensor& y, const ReduceExtents& e) {
-  reduce_prod(call_.in_dtype, call_.out_dtype, e.outer, e.reduce, e.inner, x.data_ptr(), y.data_ptr());
+template <bool kProduct, class Interface>
+void ReduceKernel<kProduct, Interface>::forward(const Tensor& x, const Tensor& y, std::int64_t outer,
+                                                std::int64_t reduce, std::int64_t inner) {
+  const auto& call = this->call_;
+  if constexpr (kProduct) {
+    reduce_prod(call.in_dtype, call.out_dtype, outer, reduce, inner, x.data_ptr(), y.data_ptr());
+  } else {
+    reduce_sum(call.in_dtype, call.out_dtype, outer, reduce, inner, x.data_ptr(), y.data_ptr());
+  }
 }
+
+template class ReduceKernel<false, ops::SumFwdOp::Sum>;
+template class ReduceKernel<true, ops::ProdFwdOp::Prod>;
 
 }  // namespace tileops::cpu

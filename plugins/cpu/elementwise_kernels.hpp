@@ -1,105 +1,68 @@
 // The cpu plugin's elementwise, GEMM, reduction and ALiBi kernels (see norm_kernels.hpp).
 #pragma once
 
-#include "tileops/extend/ops/elementwise_kernels.hpp"
-#include "tileops/ops/gemm.hpp"
-#include "tileops/ops/reduction.hpp"
+#include "kernel_declarations.hpp"
+#include "tileops/extend/ops/elementwise.hpp"
+#include "tileops/extend/ops/gemm.hpp"
+#include "tileops/extend/ops/reduction.hpp"
 
 namespace tileops::cpu {
 
-class SiluAndMulKernel final : public Kernel, public SiluAndMulFwdInterface {
+class SiluAndMulKernel final : public ops::SiluAndMulFwdOp::SiluAndMul::Impl<CpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static std::optional<std::string> refusal(const ElementwiseCall& call);
-  explicit SiluAndMulKernel(const ElementwiseCall& call) : dtype_(call.dtype) {}
+  using Impl::Impl;
   Tensor forward(const Tensor& x) override;
-
- private:
-  DType dtype_;
 };
 
 // Same-shape and row-broadcast additions; general broadcasts go to the reference.
-class AddKernel final : public Kernel, public AddFwdInterface {
+class AddKernel final : public ops::AddFwdOp::Add::Impl<CpuKernel> {
  public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static std::optional<std::string> refusal(const AddCall& call);
-  explicit AddKernel(const AddCall& call) : call_(call) {}
+  using Impl::Impl;
+  static std::optional<std::string> refusal(const Call& call);
   void forward(const Tensor& a, const Tensor& b, double alpha, const Tensor& out) override;
-
- private:
-  AddCall call_;
 };
 
-class ReluKernel final : public Kernel, public ReluFwdInterface {
+class ReluKernel final : public ops::ReluFwdOp::Relu::Impl<CpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static std::optional<std::string> refusal(const ElementwiseCall& call);
-  explicit ReluKernel(const ElementwiseCall& call) : dtype_(call.dtype) {}
+  using Impl::Impl;
   void forward(const Tensor& x, const Tensor& out) override;
-
- private:
-  DType dtype_;
 };
 
-class AlibiKernel final : public Kernel, public AlibiFwdInterface {
+class AlibiKernel final : public ops::AlibiFwdOp::Alibi::Impl<CpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static std::optional<std::string> refusal(const AlibiCall& call);
-  explicit AlibiKernel(const AlibiCall& call) : call_(call) {}
+  using Impl::Impl;
   Tensor forward() override;
-
- private:
-  AlibiCall call_;
 };
 
 // GEMM through OpenBLAS; one kernel per (dtype, transposition), whatever the shape.
-class BlasGemmKernel final : public Kernel, public GemmFwdInterface {
+class BlasGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<CpuKernel> {
  public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static std::optional<std::string> refusal(const GemmCall& call);
-  static Entry entry_for(const GemmCall& call);
-  explicit BlasGemmKernel(const GemmCall& call) : call_(call) {}
+  using Impl::Impl;
+  static std::optional<std::string> refusal(const Call& call);
+  static Entry entry_for(const Call& call);
   void forward(const Tensor& a, const Tensor& b, const Tensor& d) override;
-
- private:
-  GemmCall call_;
 };
 
 // Half-precision GEMM with at most kMaxDotRows rows of a and b stored [n, k] (decode-sized
 // products with linear-layer weights): reads b once, converting it in registers.
-class DotRowsGemmKernel final : public Kernel, public GemmFwdInterface {
+class DotRowsGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<CpuKernel> {
  public:
-  static constexpr DeviceTypes devices{"cpu"};
+  using Impl::Impl;
   static constexpr KeyList preferred_over{"cpu_blas_gemm"};
-  static std::optional<std::string> refusal(const GemmCall& call);
-  static Entry entry_for(const GemmCall& call);
-  explicit DotRowsGemmKernel(const GemmCall& call) : dtype_(call.dtype) {}
+  static std::optional<std::string> refusal(const Call& call);
+  static Entry entry_for(const Call& call);
   void forward(const Tensor& a, const Tensor& b, const Tensor& d) override;
-
- private:
-  DType dtype_;
 };
 
-class SumKernel final : public Kernel, public SumFwdInterface {
+// Sum (kProduct false) and product over the middle axis of [outer, reduce, inner].
+template <bool kProduct, class Interface>
+class ReduceKernel final : public Interface::template Impl<CpuKernel> {
  public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static std::optional<std::string> refusal(const ReduceCall& call);
-  explicit SumKernel(const ReduceCall& call) : call_(call) {}
-  void forward(const Tensor& x, const Tensor& y, const ReduceExtents& extents) override;
-
- private:
-  ReduceCall call_;
+  using Interface::template Impl<CpuKernel>::Impl;
+  static std::optional<std::string> refusal(const typename Interface::Call& call);
+  void forward(const Tensor& x, const Tensor& y, std::int64_t outer, std::int64_t reduce, std::int64_t inner) override;
 };
-
-class ProdKernel final : public Kernel, public ProdFwdInterface {
- public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static std::optional<std::string> refusal(const ReduceCall& call);
-  explicit ProdKernel(const ReduceCall& call) : call_(call) {}
-  void forward(const Tensor& x, const Tensor& y, const ReduceExtents& extents) override;
-
- private:
-  ReduceCall call_;
-};
+using SumKernel = ReduceKernel<false, ops::SumFwdOp::Sum>;
+using ProdKernel = ReduceKernel<true, ops::ProdFwdOp::Prod>;
 
 }  // namespace tileops::cpu

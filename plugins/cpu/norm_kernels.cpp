@@ -22,11 +22,6 @@ BatchLayout batch_layout(const Tensor& x) {
 
 }  // namespace
 
-std::optional<std::string> refuse_unless_float(DType dtype) {
-  if (dtype == DType::float32 || dtype == DType::float16 || dtype == DType::bfloat16) return std::nullopt;
-  return "serves float32, float16 and bfloat16, not " + std::string(dtype_name(dtype));
-}
-
 Tensor RMSNormKernel::forward(const Tensor& x, const Tensor& weight) {
   Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
   const std::int64_t rows = call_.n == 0 ? 0 : x.numel() / call_.n;
@@ -42,7 +37,7 @@ Tensor LayerNormKernel::forward(const Tensor& x, const Tensor& weight, const Ten
   return y;
 }
 
-std::optional<std::string> SoftmaxKernel::refusal(const SoftmaxCall& call) {
+std::optional<std::string> SoftmaxKernel::refusal(const Call& call) {
   if (call.inner != 1) return "serves softmax over the last axis only";
   return refuse_unless_float(call.dtype);
 }
@@ -54,12 +49,12 @@ Tensor SoftmaxKernel::forward(const Tensor& x) {
   return y;
 }
 
-BatchNormTrainResult BatchNormTrainKernel::forward(const Tensor& x, const Tensor& running_mean,
-                                                   const Tensor& running_var, const Tensor& weight,
-                                                   const Tensor& bias) {
+BatchNormTrainKernel::Result BatchNormTrainKernel::forward(const Tensor& x, const Tensor& running_mean,
+                                                          const Tensor& running_var, const Tensor& weight,
+                                                          const Tensor& bias) {
   const BatchLayout l = batch_layout(x);  // the manifest guarantees N * inner >= 2 when training
-  BatchNormTrainResult r{Tensor::empty(x.shape(), x.dtype(), x.device()), Tensor::empty({l.c}, DType::float32),
-                         Tensor::empty({l.c}, DType::float32)};
+  Result r{Tensor::empty(x.shape(), x.dtype(), x.device()), Tensor::empty({l.c}, DType::float32),
+           Tensor::empty({l.c}, DType::float32)};
   const Tensor w = as_float32(weight), b = as_float32(bias);
   batch_norm_train(call_.dtype, l.n, l.c, l.inner, x.data_ptr(), floats_or_null(w), floats_or_null(b),
                    r.y.data_ptr(), r.mean.data<float>(), r.rstd.data<float>(), running_mean.data<float>(),

@@ -1,71 +1,46 @@
-// The cpu plugin's normalization kernels: the SIMD, multi-threaded bodies of
+// The cpu plugin's normalization and softmax kernels: the SIMD, multi-threaded bodies of
 // kernels/cpu_kernels.hpp behind the op interfaces. Each refuses, with its reason, the calls
 // it cannot serve; the in-tree reference kernels serve those.
 #pragma once
 
-#include "tileops/extend/ops/norm_kernels.hpp"
-#include "tileops/ops/softmax.hpp"
+#include "kernel_declarations.hpp"
+#include "tileops/extend/ops/norm.hpp"
+#include "tileops/extend/ops/softmax.hpp"
 
 namespace tileops::cpu {
 
-// float32, float16 and bfloat16 only.
-std::optional<std::string> refuse_unless_float(DType dtype);
-
-class RMSNormKernel final : public Kernel, public RMSNormFwdInterface {
+class RMSNormKernel final : public ops::RMSNormFwdOp::RmsNorm::Impl<CpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static std::optional<std::string> refusal(const LayerNormCall& call) { return refuse_unless_float(call.dtype); }
-  explicit RMSNormKernel(const LayerNormCall& call) : call_(call) {}
+  using Impl::Impl;
   Tensor forward(const Tensor& x, const Tensor& weight) override;
-
- private:
-  LayerNormCall call_;
 };
 
-class LayerNormKernel final : public Kernel, public LayerNormFwdInterface {
+class LayerNormKernel final : public ops::LayerNormFwdOp::LayerNorm::Impl<CpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static std::optional<std::string> refusal(const LayerNormCall& call) { return refuse_unless_float(call.dtype); }
-  explicit LayerNormKernel(const LayerNormCall& call) : call_(call) {}
+  using Impl::Impl;
   Tensor forward(const Tensor& x, const Tensor& weight, const Tensor& bias) override;
-
- private:
-  LayerNormCall call_;
 };
 
-class SoftmaxKernel final : public Kernel, public SoftmaxFwdInterface {
+// Along the last axis only.
+class SoftmaxKernel final : public ops::SoftmaxFwdOp::Softmax::Impl<CpuKernel> {
  public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static std::optional<std::string> refusal(const SoftmaxCall& call);
-  explicit SoftmaxKernel(const SoftmaxCall& call) : call_(call) {}
+  using Impl::Impl;
+  static std::optional<std::string> refusal(const Call& call);
   Tensor forward(const Tensor& x) override;
-
- private:
-  SoftmaxCall call_;
 };
 
-class BatchNormTrainKernel final : public Kernel, public BatchNormTrainFwdInterface {
+class BatchNormTrainKernel final : public ops::BatchNormFwdOp::BatchNormFwdTrain::Impl<CpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static std::optional<std::string> refusal(const BatchNormCall& call) { return refuse_unless_float(call.dtype); }
-  explicit BatchNormTrainKernel(const BatchNormCall& call) : call_(call) {}
-  BatchNormTrainResult forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                               const Tensor& weight, const Tensor& bias) override;
-
- private:
-  BatchNormCall call_;
+  using Impl::Impl;
+  Result forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                 const Tensor& bias) override;
 };
 
-class BatchNormInferKernel final : public Kernel, public BatchNormInferFwdInterface {
+class BatchNormInferKernel final : public ops::BatchNormFwdOp::BatchNormFwdInfer::Impl<CpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static std::optional<std::string> refusal(const BatchNormCall& call) { return refuse_unless_float(call.dtype); }
-  explicit BatchNormInferKernel(const BatchNormCall& call) : call_(call) {}
+  using Impl::Impl;
   Tensor forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                  const Tensor& bias) override;
-
- private:
-  BatchNormCall call_;
 };
 
 }  // namespace tileops::cpu

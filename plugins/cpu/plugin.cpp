@@ -10,17 +10,17 @@ TILEOPS_PLUGIN(cpu, TILEOPS_VERSION_STRING, registrar) {
   using namespace tileops::cpu;
   set_warning_handler(
       [](const std::string& message) { tileops::log_message(tileops::LogLevel::warn, "cpu plugin: " + message); });
-  registrar.register_kernel_type<RMSNormKernel>("RMSNormFwdOp", "cpu_rms_norm");
-  registrar.register_kernel_type<LayerNormKernel>("LayerNormFwdOp", "cpu_layer_norm");
-  registrar.register_kernel_type<SoftmaxKernel>("SoftmaxFwdOp", "cpu_softmax");
-  registrar.register_kernel_type<BatchNormTrainKernel>("BatchNormFwdOp", "cpu_batch_norm_train");
-  registrar.register_kernel_type<BatchNormInferKernel>("BatchNormFwdOp", "cpu_batch_norm_infer");
-  registrar.register_kernel_type<SiluAndMulKernel>("SiluAndMulFwdOp", "cpu_silu_and_mul");
-  registrar.register_kernel_type<AddKernel>("AddFwdOp", "cpu_add");
-  registrar.register_kernel_type<ReluKernel>("ReluFwdOp", "cpu_relu");
-  registrar.register_kernel_type<AlibiKernel>("AlibiFwdOp", "cpu_alibi");
-  registrar.register_kernel_type<BlasGemmKernel>("GemmFwdOp", "cpu_blas_gemm");
-  registrar.register_kernel_type<DotRowsGemmKernel>("GemmFwdOp", "cpu_dot_rows_gemm");
-  registrar.register_kernel_type<SumKernel>("SumFwdOp", "cpu_sum");
-  registrar.register_kernel_type<ProdKernel>("ProdFwdOp", "cpu_prod");
+  registrar.add<RMSNormKernel>("cpu_rms_norm");
+  registrar.add<LayerNormKernel>("cpu_layer_norm");
+  registrar.add<SoftmaxKernel>("cpu_softmax");
+  registrar.add<BatchNormTrainKernel>("cpu_batch_norm_train");
+  registrar.add<BatchNormInferKernel>("cpu_batch_norm_infer");
+  registrar.add<SiluAndMulKernel>("cpu_silu_and_mul");
+  registrar.add<AddKernel>("cpu_add");
+  registrar.add<ReluKernel>("cpu_relu");
+  registrar.add<AlibiKernel>("cpu_alibi");
+  registrar.add<BlasGemmKernel>("cpu_blas_gemm");
+  registrar.add<DotRowsGemmKernel>("cpu_dot_rows_gemm");
+  registrar.add<SumKernel>("cpu_sum");
+  registrar.add<ProdKernel>("cpu_prod");
 }

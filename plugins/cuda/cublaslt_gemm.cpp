@@ -55,7 +55,7 @@ std::size_t alignment_class(const void* a, const void* b, const void* d) {
   return bits % 256 == 0 ? 0 : bits % 16 == 0 ? 1 : 2;
 }
 
-std::string shape_text(const GemmCall& c) {
+std::string shape_text(const CublasLtGemmKernel::Call& c) {
   return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " (m x n x k) " +
          std::string(dtype_name(c.dtype)) + ", trans_a " + (c.trans_a ? "true" : "false") + ", trans_b " +
          (c.trans_b ? "true" : "false");
@@ -71,12 +71,12 @@ CublasLtGemmKernel::Layout CublasLtGemmKernel::make_layout(DType dtype, std::int
   return Layout(l);
 }
 
-std::optional<std::string> CublasLtGemmKernel::refusal(const GemmCall& call) {
+std::optional<std::string> CublasLtGemmKernel::refusal(const Call& call) {
   if (call.dtype == DType::float16 || call.dtype == DType::bfloat16 || call.dtype == DType::float32) return std::nullopt;
   return "serves float16, bfloat16 and float32, not " + std::string(dtype_name(call.dtype));
 }
 
-CublasLtGemmKernel::CublasLtGemmKernel(const GemmCall& call) : call_(call) {
+CublasLtGemmKernel::CublasLtGemmKernel(const Call& call) : Impl(call) {
   if (call.m == 0 || call.n == 0 || call.k == 0) return;  // nothing to multiply: no plan
   const int index = call.device ? call.device->index() : 0;
   gpu::DeviceGuard on(index);

@@ -27,18 +27,18 @@
 #include <string>
 #include <type_traits>
 
-#include "tileops/ops/gemm.hpp"
+#include "tileops/extend/ops/gemm.hpp"
 
 namespace tileops::cuda {
 
-class CublasLtGemmKernel final : public Kernel, public GemmFwdInterface {
+class CublasLtGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<> {
  public:
   static constexpr DeviceTypes devices{"cuda"};
   static constexpr KeyList preferred_over{"cuda_dot_rows_gemm"};
-  static std::optional<std::string> refusal(const GemmCall& call);
+  static std::optional<std::string> refusal(const Call& call);
   // Builds the descriptors and plans; throws RuntimeError when cuBLASLt has no algorithm for
   // 256-byte-aligned operands of this call.
-  explicit CublasLtGemmKernel(const GemmCall& call);
+  explicit CublasLtGemmKernel(const Call& call);
 
   void forward(const Tensor& a, const Tensor& b, const Tensor& d) override;
   // "cublasLt compute=32F algo=<id> tile=<id> splitk=<n> workspace=<bytes>" of the plan for
@@ -62,7 +62,6 @@ class CublasLtGemmKernel final : public Kernel, public GemmFwdInterface {
   // Queues d = op(a) · op(b) with `plan` on `stream`.
   void run(const Plan& plan, const Tensor& a, const Tensor& b, const Tensor& d, void* stream) const;
 
-  GemmCall call_;
   bool tf32_ = false;
   cublasLtHandle_t handle_ = nullptr;
   Desc desc_;

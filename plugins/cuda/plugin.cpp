@@ -9,5 +9,5 @@
 TILEOPS_PLUGIN(cuda, TILEOPS_VERSION_STRING, registrar) {
   registrar.register_device_runtime(tileops::gpu::runtime());
   tileops::gpu::register_kernels(registrar);
-  registrar.register_kernel_type<tileops::cuda::CublasLtGemmKernel>("GemmFwdOp", "cuda_cublaslt_gemm");
+  registrar.add<tileops::cuda::CublasLtGemmKernel>("cuda_cublaslt_gemm");
 }

@@ -78,7 +78,7 @@ TEST_CASE("seen: a kernel type for an interface the op lacks surfaced at constru
   bool wrong_interface = false;
   for (const auto& f : j.at("load_failures")) {
     wrong_interface = wrong_interface || (f.at("plugin") == "rule_wrong_interface" &&
-                                          contains(f.at("reason"), "implements SoftmaxFwdInterface, which RMSNormFwdOp "
+                                          contains(f.at("reason"), "implements SoftmaxFwdOp::Softmax, which RMSNormFwdOp "
                                                                    "does not call"));
   }
   CHECK(wrong_interface);

@@ -4,6 +4,11 @@
 
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
+#include "tileops/extend/ops/elementwise.hpp"
+#include "tileops/extend/ops/gemm.hpp"
+#include "tileops/extend/ops/norm.hpp"
+#include "tileops/extend/ops/reduction.hpp"
+#include "tileops/extend/ops/softmax.hpp"
 #include "tileops/ops/batch_norm.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/gemm.hpp"
@@ -27,7 +32,7 @@ C on_cpu(C call) {
 TEST_CASE("the cpu plugin serves float norms, the reference serves float64") {
   load_backends();
   RMSNormFwdOp op({64});
-  LayerNormCall call;
+  ops::RMSNormFwdOp::RmsNorm::Call call;
   call.n = 64;
   call.dtype = DType::bfloat16;
   CHECK(op.key_for("rms_norm", on_cpu(call)) == "cpu_rms_norm");
@@ -41,7 +46,7 @@ TEST_CASE("the cpu plugin serves float norms, the reference serves float64") {
 TEST_CASE("softmax over an inner axis is left to the reference") {
   load_backends();
   SoftmaxFwdOp op(0);
-  SoftmaxCall call;
+  ops::SoftmaxFwdOp::Softmax::Call call;
   call.n = 8;
   call.inner = 1;
   CHECK(op.key_for("softmax", on_cpu(call)) == "cpu_softmax");
@@ -52,21 +57,22 @@ TEST_CASE("softmax over an inner axis is left to the reference") {
 TEST_CASE("addition: same-shape and row broadcasts go to the plugin, general broadcasts to the reference") {
   load_backends();
   AddFwdOp op;
-  AddCall call;
+  using Add = ops::AddFwdOp::Add;
+  Add::Call call;
   call.dtype = DType::float32;
-  call.kind = BroadcastKind::same_shape;
+  call.kind = Add::BroadcastKind::same_shape;
   CHECK(op.key_for("add", on_cpu(call)) == "cpu_add");
-  call.kind = BroadcastKind::row;
+  call.kind = Add::BroadcastKind::row;
   call.dtype = DType::int64;
   CHECK(op.key_for("add", on_cpu(call)) == "cpu_add");
-  call.kind = BroadcastKind::general;
+  call.kind = Add::BroadcastKind::general;
   CHECK(op.key_for("add", on_cpu(call)) == "add_reference");
 }
 
 TEST_CASE("GEMM goes through BLAS for every float dtype, but half-precision decode against [n, k] weights") {
   load_backends();
   GemmFwdOp op;
-  GemmCall call;
+  ops::GemmFwdOp::Gemm::Call call;
   call.m = call.n = call.k = 64;
   for (DType d : {DType::float32, DType::float16, DType::bfloat16}) {
     call.dtype = d;
@@ -88,7 +94,7 @@ TEST_CASE("GEMM goes through BLAS for every float dtype, but half-precision deco
 TEST_CASE("reductions: supported dtype pairs go to the plugin, the rest to the reference") {
   load_backends();
   SumFwdOp op;
-  ReduceCall call;
+  ops::SumFwdOp::Sum::Call call;
   call.in_dtype = DType::bfloat16;
   call.out_dtype = DType::float32;
   CHECK(op.key_for("sum", on_cpu(call)) == "cpu_sum");
@@ -100,9 +106,12 @@ TEST_CASE("reductions: supported dtype pairs go to the plugin, the rest to the r
 TEST_CASE("batch norm: training and inference dispatch on their own interfaces") {
   load_backends();
   BatchNormFwdOp op(true);
-  BatchNormCall call;
-  call.channels = 4;
-  call.dtype = DType::float16;
-  CHECK(op.key_for("batch_norm_fwd_train", on_cpu(call)) == "cpu_batch_norm_train");
-  CHECK(op.key_for("batch_norm_fwd_infer", on_cpu(call)) == "cpu_batch_norm_infer");
+  ops::BatchNormFwdOp::BatchNormFwdTrain::Call train;
+  train.channels = 4;
+  train.dtype = DType::float16;
+  ops::BatchNormFwdOp::BatchNormFwdInfer::Call infer;
+  infer.channels = 4;
+  infer.dtype = DType::float16;
+  CHECK(op.key_for("batch_norm_fwd_train", on_cpu(train)) == "cpu_batch_norm_train");
+  CHECK(op.key_for("batch_norm_fwd_infer", on_cpu(infer)) == "cpu_batch_norm_infer");
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tileops/errors.hpp"
+#include "tileops/extend/alibi_slope.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/ops/batch_norm.hpp"
 #include "tileops/ops/elementwise.hpp"

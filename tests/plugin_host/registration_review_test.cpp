@@ -13,6 +13,7 @@
 #include "support/plugin_test_fwd_op.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/ops/norm.hpp"
 #include "tileops/extend/plugin.hpp"
 #include "tileops/ops/catalog.hpp"
 #include "tileops/paths.hpp"
@@ -39,8 +40,8 @@ bool cpu_plugin_loaded() {
   return std::any_of(loaded.begin(), loaded.end(), [](const PluginInfo& p) { return p.name == "cpu"; });
 }
 
-LayerNormCall rms_call(DType dtype) {
-  LayerNormCall call;
+ops::RMSNormFwdOp::RmsNorm::Call rms_call(DType dtype) {
+  ops::RMSNormFwdOp::RmsNorm::Call call;
   call.device = Device::cpu();
   call.arch = 0;
   call.n = 64;
@@ -105,8 +106,8 @@ TEST_CASE("kernel types that break the op's rules fail their plugin at load, not
   };
   CHECK(reason("rule_wrong_interface") ==
         prefix + "kernel type 'rule_wrong_interface_softmax' of RMSNormFwdOp (tileops::test_plugins::StubSoftmax) "
-                 "implements SoftmaxFwdInterface, which RMSNormFwdOp does not call; its kernel interfaces are "
-                 "'rms_norm' (RMSNormFwdInterface)");
+                 "implements SoftmaxFwdOp::Softmax, which RMSNormFwdOp does not call; its kernel interfaces are "
+                 "'rms_norm' (RMSNormFwdOp::RmsNorm)");
   CHECK(reason("rule_second_general") ==
         prefix + "kernel type 'rule_general_rms_norm' of RMSNormFwdOp is general, but interface 'rms_norm' already has "
                  "the general implementation 'rms_norm_reference' (in-tree); an interface has at most one, the "

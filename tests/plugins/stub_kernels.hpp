@@ -6,17 +6,17 @@
 #include <stdexcept>
 
 #include "tileops/extend/kernel.hpp"
-#include "tileops/extend/ops/elementwise_kernels.hpp"
-#include "tileops/extend/ops/norm_kernels.hpp"
-#include "tileops/ops/softmax.hpp"
+#include "tileops/extend/ops/elementwise.hpp"
+#include "tileops/extend/ops/norm.hpp"
+#include "tileops/extend/ops/softmax.hpp"
 
 namespace tileops::test_plugins {
 
 // A specific cpu RMSNorm with no precedence: it ties with the cpu plugin's cpu_rms_norm.
-class StubRMSNorm : public Kernel, public RMSNormFwdInterface {
+class StubRMSNorm : public ops::RMSNormFwdOp::RmsNorm::Impl<> {
  public:
   static constexpr DeviceTypes devices{"cpu"};
-  explicit StubRMSNorm(const LayerNormCall&) {}
+  using Impl::Impl;
   Tensor forward(const Tensor& x, const Tensor&) override { return x; }
 };
 
@@ -35,30 +35,30 @@ class PrefersMissingRMSNorm final : public StubRMSNorm {
 };
 
 // A softmax kernel, registered for an op that has no softmax interface.
-class StubSoftmax final : public Kernel, public SoftmaxFwdInterface {
+class StubSoftmax final : public ops::SoftmaxFwdOp::Softmax::Impl<> {
  public:
   static constexpr DeviceTypes devices{"cpu"};
-  explicit StubSoftmax(const SoftmaxCall&) {}
+  using Impl::Impl;
   Tensor forward(const Tensor& x) override { return x; }
 };
 
 // A training-mode batch norm preferred over the inference interface's reference.
-class PrefersOtherInterfaceBatchNorm final : public Kernel, public BatchNormTrainFwdInterface {
+class PrefersOtherInterfaceBatchNorm final : public ops::BatchNormFwdOp::BatchNormFwdTrain::Impl<> {
  public:
   static constexpr DeviceTypes devices{"cpu"};
   static constexpr KeyList preferred_over{"batch_norm_infer_reference"};
-  explicit PrefersOtherInterfaceBatchNorm(const BatchNormCall&) {}
-  BatchNormTrainResult forward(const Tensor& x, const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {
+  using Impl::Impl;
+  Result forward(const Tensor& x, const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {
     return {x, {}, {}};
   }
 };
 
 // A relu that wins over the cpu plugin's and throws a std::invalid_argument on every call.
-class ThrowingRelu final : public Kernel, public ReluFwdInterface {
+class ThrowingRelu final : public ops::ReluFwdOp::Relu::Impl<> {
  public:
   static constexpr DeviceTypes devices{"cpu"};
   static constexpr KeyList preferred_over{"cpu_relu"};
-  explicit ThrowingRelu(const ElementwiseCall&) {}
+  using Impl::Impl;
   void forward(const Tensor&, const Tensor&) override {
     throw std::invalid_argument("throwing_relu does not compute anything");
   }

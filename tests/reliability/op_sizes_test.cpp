@@ -8,7 +8,7 @@
 
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
-#include "tileops/extend/ops/elementwise_kernels.hpp"
+#include "tileops/extend/alibi_slope.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/reduction.hpp"

@@ -15,6 +15,8 @@
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/extend/device_runtime.hpp"
+#include "tileops/extend/ops/gemm.hpp"
+#include "tileops/extend/ops/norm.hpp"
 #include "tileops/extend/plugin.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/rms_norm.hpp"
@@ -180,14 +182,14 @@ TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPU
     return call;
   };
   RMSNormFwdOp rms({4096});
-  LayerNormCall norm;
+  ops::RMSNormFwdOp::RmsNorm::Call norm;
   norm.n = 4096;
   norm.dtype = DType::bfloat16;
   CHECK(rms.key_for("rms_norm", on_hip(norm, 0x90a)) == "hip_rms_norm");
   CHECK_THROWS_WITH_AS(rms.key_for("rms_norm", on_hip(norm, 0x942)),
                        doctest::Contains("hip_rms_norm: supports archs [2314], not 2370"), ValueError);
   GemmFwdOp gemm;
-  GemmCall product;
+  ops::GemmFwdOp::Gemm::Call product;
   product.m = 8;
   product.n = 4096;
   product.k = 4096;

@@ -14,12 +14,23 @@ struct Options {
   std::string export_macro;         // e.g. TILEOPS_API; empty: none
   std::string export_include;       // the header defining export_macro
   std::string include_prefix;       // where the generated headers are included from, e.g. "tileops/ops/gen"
+  std::string kernels_prefix;       // where the kernel interface headers are included from
 };
 
 // The header of one manifest file's ops. `home` maps every op the run knows to its manifest
 // stem, so that a composite's stage ops are included from their own headers.
 std::string emit_header(const std::string& stem, const std::vector<OpModel>& ops,
                         const std::map<std::string, std::string>& home, const Options& options);
+
+// The header of one manifest file's kernel interfaces (namespace <ns>::ops), for kernel authors.
+std::string emit_kernel_header(const std::string& stem, const std::vector<OpModel>& ops, const Options& options);
+
+// The internal header declaring the ops' reference kernels (namespace <ns>::ref).
+std::string emit_reference_header(const std::string& stem, const std::vector<OpModel>& ops, const Options& options);
+
+// The source defining each implemented op's op_class(): its interfaces and reference kernels,
+// or its stages. It includes <stem>_reference.hpp from its own directory.
+std::string emit_op_classes(const std::string& stem, const std::vector<OpModel>& ops, const Options& options);
 
 // A header defining `<ns>::generated_catalog_entries()`: one OpCatalogEntry per implemented
 // op, sorted by name.

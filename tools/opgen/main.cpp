@@ -1,8 +1,14 @@
-// tileops-opgen: writes the C++ surface of the ops in manifest files (DESIGN.md "Writing an
-// op"): one header per manifest file and, optionally, the catalogue entries.
+// tileops-opgen: writes the C++ surface of the ops in manifest files (docs/writing-an-op.md).
+// For each manifest file <stem>.yaml:
+//   --out-dir/<stem>.hpp               the op classes (application API)
+//   --kernels-out-dir/<stem>.hpp       the kernel interfaces (kernel authors' API)
+//   --internal-dir/<stem>_reference.hpp, <stem>_op_classes.cpp
+//                                      the reference kernels' classes and each op's op_class()
+// and, optionally, the catalogue entries.
 //
-//   tileops-opgen --out-dir DIR [--namespace NS] [--include-prefix P] [--export-macro M
-//                 --export-include H] [--catalog FILE] MANIFEST.yaml...
+//   tileops-opgen --out-dir DIR --kernels-out-dir DIR --kernels-prefix P --internal-dir DIR
+//                 [--namespace NS] [--include-prefix P] [--export-macro M --export-include H]
+//                 [--catalog FILE] MANIFEST.yaml...
 //
 // A file is rewritten only when its text changes, so an unchanged manifest rebuilds nothing.
 #include <filesystem>
@@ -34,6 +40,8 @@ void write_if_changed(const std::filesystem::path& path, const std::string& text
 int run(int argc, char** argv) {
   opgen::Options options;
   std::filesystem::path out_dir;
+  std::filesystem::path kernels_out_dir;
+  std::filesystem::path internal_dir;
   std::filesystem::path catalog;
   std::vector<std::string> manifests;
   for (int i = 1; i < argc; ++i) {
@@ -44,6 +52,12 @@ int run(int argc, char** argv) {
     };
     if (arg == "--out-dir") {
       out_dir = value();
+    } else if (arg == "--kernels-out-dir") {
+      kernels_out_dir = value();
+    } else if (arg == "--kernels-prefix") {
+      options.kernels_prefix = value();
+    } else if (arg == "--internal-dir") {
+      internal_dir = value();
     } else if (arg == "--namespace") {
       options.ns = value();
     } else if (arg == "--include-prefix") {
@@ -60,7 +74,11 @@ int run(int argc, char** argv) {
       manifests.push_back(arg);
     }
   }
-  if (out_dir.empty() || manifests.empty()) throw std::runtime_error("usage: tileops-opgen --out-dir DIR MANIFEST.yaml...");
+  if (out_dir.empty() || kernels_out_dir.empty() || options.kernels_prefix.empty() || internal_dir.empty() ||
+      manifests.empty()) {
+    throw std::runtime_error(
+        "usage: tileops-opgen --out-dir DIR --kernels-out-dir DIR --kernels-prefix P --internal-dir DIR MANIFEST.yaml...");
+  }
   std::map<std::string, std::vector<opgen::OpModel>> files;
   std::map<std::string, std::string> home;
   for (const std::string& m : manifests) {
@@ -75,6 +93,9 @@ int run(int argc, char** argv) {
   std::vector<const opgen::OpModel*> all;
   for (const auto& [stem, ops] : files) {
     write_if_changed(out_dir / (stem + ".hpp"), opgen::emit_header(stem, ops, home, options));
+    write_if_changed(kernels_out_dir / (stem + ".hpp"), opgen::emit_kernel_header(stem, ops, options));
+    write_if_changed(internal_dir / (stem + "_reference.hpp"), opgen::emit_reference_header(stem, ops, options));
+    write_if_changed(internal_dir / (stem + "_op_classes.cpp"), opgen::emit_op_classes(stem, ops, options));
     for (const auto& op : ops) all.push_back(&op);
   }
   if (!catalog.empty()) write_if_changed(catalog, opgen::emit_catalog(all, options));

@@ -93,6 +93,7 @@ OpModel read_op(const std::string& name, const YAML::Node& node, const std::stri
   if (const YAML::Node comp = node["composition"]) {
     for (const auto& s : comp["stages"]) op.stages.push_back({str(s, "name"), str(s, "op")});
   }
+  op.interfaces = read_interfaces(node["interfaces"]);
   return op;
 }
 

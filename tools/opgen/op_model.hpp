@@ -25,6 +25,34 @@ struct TensorModel {
   std::string note;       // flags worth a comment: mutated, nullable, alias
 };
 
+// One field of a call spec or one argument of a kernel's forward. Types: int64, float (double),
+// bool, DType, Tensor (arguments only) and enum (a `values` list, named by `enum`).
+struct FieldModel {
+  std::string name;
+  std::string cpp_type;      // e.g. "std::int64_t"; the enum's name for an enum
+  std::string default_expr;  // call spec fields only; the type's zero unless the manifest gives one
+  std::vector<std::string> enum_values;
+  std::string doc;
+};
+
+// One kernel interface of an op (the manifest's `interfaces:` entry): the name forward passes
+// to kernel_for, its call spec, the arguments and result of its kernels' forward, and the key
+// and build identity of the op's own reference kernel.
+struct InterfaceModel {
+  std::string name;
+  std::string type_name;             // the C++ class: name in PascalCase ("rms_norm" -> "RmsNorm")
+  std::string doc;
+  std::vector<FieldModel> call;
+  std::vector<FieldModel> args;
+  std::string returns;               // "void", "Tensor", or "Result" for several tensors
+  std::vector<std::string> results;  // the names of a Result's tensors
+  std::string reference_key;         // "<name>_reference" unless the manifest names another
+  std::vector<std::string> identity; // call fields keying the reference's built entry; empty: all
+
+  // The call spec's enum fields.
+  std::vector<const FieldModel*> enums() const;
+};
+
 struct StageModel {
   std::string name;
   std::string op;  // empty for a stage served by the op's own kernel
@@ -40,13 +68,19 @@ struct OpModel {
   std::vector<TensorModel> inputs;
   std::vector<TensorModel> outputs;
   std::vector<StageModel> stages;  // composites only
+  std::vector<InterfaceModel> interfaces;
   std::vector<std::string> signature_lines;  // the signature, for the header comment
   std::vector<std::string> workload_lines;   // one flow-style row each
 
   bool composite() const { return !stages.empty(); }
+  // Whether the op has a class yet (status implemented).
+  bool has_class() const { return status == "implemented"; }
   // "RMSNormFwdOp" -> "RMSNormFwd": the prefix of the generated Params and Outputs names.
   std::string base_name() const;
 };
+
+// An op's `interfaces:` section (absent: none). Throws std::runtime_error naming the field.
+std::vector<InterfaceModel> read_interfaces(const YAML::Node& node);
 
 // The ops of one manifest file (its top-level keys, in file order). Throws std::runtime_error
 // naming the file, op and field for what the generator cannot express in C++.

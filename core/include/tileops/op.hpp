@@ -180,6 +180,12 @@ class TILEOPS_API Op {
   I& kernel_for(std::string_view interface, const typename I::Request& call) {
     return *static_cast<I*>(kernel_entry(interface, typeid(I), call, call_spec_ops<typename I::Request>()).interface);
   }
+  // kernel_for at a generated interface (ops::<Op>::<name>), under its own name.
+  template <class I>
+    requires requires { I::slot; }
+  I& kernel_for(const typename I::Call& call) {
+    return kernel_for<I>(I::slot, call);
+  }
   // The type-erased core of kernel_for; `call` must be of `ops`'s type.
   EntryRef kernel_entry(std::string_view interface, std::type_index interface_type, const CallSpec& call,
                         const CallSpecOps& ops);

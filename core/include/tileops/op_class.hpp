@@ -88,6 +88,12 @@ class TILEOPS_API OpClass::Builder {
     return add_interface(InterfaceDecl{std::move(name), typeid(I), std::string(I::kName),
                                        &call_spec_ops<typename I::Request>()});
   }
+  // Declares generated kernel interface `I` under its own name (I::slot).
+  template <class I>
+    requires std::derived_from<I, KernelInterface> && requires { I::slot; }
+  Builder& interface() {
+    return interface<I>(std::string(I::slot));
+  }
   // Adds in-tree implementation `Impl` under `key`.
   template <KernelImplementation Impl>
   Builder& kernel_type(std::string key) {

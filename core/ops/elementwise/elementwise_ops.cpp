@@ -1,7 +1,8 @@
 #include <cmath>
 
-#include "elementwise/reference_kernels.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/alibi_slope.hpp"
+#include "tileops/extend/ops/elementwise.hpp"
 #include "tileops/ops/elementwise.hpp"
 
 namespace tileops {
@@ -16,49 +17,34 @@ double alibi_slope(std::int64_t head, std::int64_t num_heads) {
   return std::pow(2.0, -8.0 * (2.0 * extra + 1.0) / (2.0 * static_cast<double>(pow2)));
 }
 
-const OpClass& SiluAndMulFwdOp::op_class() {
-  static const OpClass cls = OpClass::define("SiluAndMulFwdOp")
-                                 .interface<SiluAndMulFwdInterface>("silu_and_mul")
-                                 .kernel_type<ref::SiluAndMulKernel>("silu_and_mul_reference")
-                                 .build();
-  return cls;
-}
-
 OpOutputs SiluAndMulFwdOp::forward(const CallArgs& args) {
   const Tensor x = args.inputs[0].contiguous();
-  ElementwiseCall call;
+  ops::SiluAndMulFwdOp::SiluAndMul::Call call;
   call.device = x.device();
   call.dtype = x.dtype();
-  return {kernel_for<SiluAndMulFwdInterface>("silu_and_mul", call).forward(x)};
-}
-
-const OpClass& AddFwdOp::op_class() {
-  static const OpClass cls = OpClass::define("AddFwdOp")
-                                 .interface<AddFwdInterface>("add")
-                                 .kernel_type<ref::AddKernel>("add_reference")
-                                 .build();
-  return cls;
+  return {kernel_for<ops::SiluAndMulFwdOp::SiluAndMul>(call).forward(x)};
 }
 
 OpOutputs AddFwdOp::forward(const CallArgs& args) {
   const Tensor& a = args.inputs[0];
   const Tensor& b = args.inputs[1];
   const Shape shape = broadcast_shapes(a.shape(), b.shape());
-  AddCall call;
+  using Add = ops::AddFwdOp::Add;
+  Add::Call call;
   call.device = a.device();
   call.dtype = a.dtype();
   const bool a_full = a.shape() == shape && a.is_contiguous();
   if (a_full && b.shape() == shape && b.is_contiguous()) {
-    call.kind = BroadcastKind::same_shape;
+    call.kind = Add::BroadcastKind::same_shape;
   } else if (a_full && !shape.empty() && b.is_contiguous() && shape_numel(b.shape()) == shape.back() &&
              (b.shape().empty() || b.shape().back() == shape.back())) {
-    call.kind = BroadcastKind::row;
+    call.kind = Add::BroadcastKind::row;
   } else {
-    call.kind = BroadcastKind::general;
+    call.kind = Add::BroadcastKind::general;
   }
   // A caller's `out` that is not contiguous is computed into a temporary and copied back.
   const double alpha_value = std::visit([](auto v) { return static_cast<double>(v); }, alpha());
-  AddFwdInterface& kernel = kernel_for<AddFwdInterface>("add", call);
+  Add& kernel = kernel_for<Add>(call);
   if (args.out.defined() && args.out.is_contiguous()) {
     kernel.forward(a, b, alpha_value, args.out);
     return {args.out};
@@ -72,20 +58,12 @@ OpOutputs AddFwdOp::forward(const CallArgs& args) {
   return {std::move(out)};
 }
 
-const OpClass& ReluFwdOp::op_class() {
-  static const OpClass cls = OpClass::define("ReluFwdOp")
-                                 .interface<ReluFwdInterface>("relu")
-                                 .kernel_type<ref::ReluKernel>("relu_reference")
-                                 .build();
-  return cls;
-}
-
 OpOutputs ReluFwdOp::forward(const CallArgs& args) {
   const Tensor& input = args.inputs[0];
-  ElementwiseCall call;
+  ops::ReluFwdOp::Relu::Call call;
   call.device = input.device();
   call.dtype = input.dtype();
-  auto& kernel = kernel_for<ReluFwdInterface>("relu", call);
+  auto& kernel = kernel_for<ops::ReluFwdOp::Relu>(call);
   const Tensor x = input.contiguous();
   if (!inplace()) {
     Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
@@ -98,21 +76,13 @@ OpOutputs ReluFwdOp::forward(const CallArgs& args) {
   return {input};
 }
 
-const OpClass& AlibiFwdOp::op_class() {
-  static const OpClass cls = OpClass::define("AlibiFwdOp")
-                                 .interface<AlibiFwdInterface>("alibi")
-                                 .kernel_type<ref::AlibiKernel>("alibi_reference")
-                                 .build();
-  return cls;
-}
-
 OpOutputs AlibiFwdOp::forward(const CallArgs&) {
-  AlibiCall call;
+  ops::AlibiFwdOp::Alibi::Call call;
   call.device = device();  // unset: kernel_for fills in the accelerator's current device
   call.num_heads = num_heads();
   call.seq_len = seq_len();
   call.dtype = out_dtype();
-  return {kernel_for<AlibiFwdInterface>("alibi", call).forward()};
+  return {kernel_for<ops::AlibiFwdOp::Alibi>(call).forward()};
 }
 
 }  // namespace tileops

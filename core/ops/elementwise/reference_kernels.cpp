@@ -1,12 +1,13 @@
-#include "elementwise/reference_kernels.hpp"
+#include "elementwise_reference.hpp"
 
 #include <cmath>
 
 #include "common/dtype_dispatch.hpp"
+#include "tileops/extend/alibi_slope.hpp"
 
 namespace tileops::ref {
 
-Tensor SiluAndMulKernel::forward(const Tensor& x) {
+Tensor SiluAndMulFwdOp::SiluAndMul::forward(const Tensor& x) {
   const std::int64_t rows = x.shape()[0];
   const std::int64_t n = x.shape()[1] / 2;
   Tensor y = Tensor::empty({rows, n}, x.dtype(), x.device());
@@ -24,7 +25,7 @@ Tensor SiluAndMulKernel::forward(const Tensor& x) {
   return y;
 }
 
-void AddKernel::forward(const Tensor& a, const Tensor& b, double alpha, const Tensor& out) {
+void AddFwdOp::Add::forward(const Tensor& a, const Tensor& b, double alpha, const Tensor& out) {
   // Index a and b through the output's coordinates, with stride 0 on broadcast axes.
   const Shape& shape = out.shape();
   const std::size_t rank = shape.size();
@@ -58,7 +59,7 @@ void AddKernel::forward(const Tensor& a, const Tensor& b, double alpha, const Te
   });
 }
 
-void ReluKernel::forward(const Tensor& x, const Tensor& out) {
+void ReluFwdOp::Relu::forward(const Tensor& x, const Tensor& out) {
   const std::int64_t total = x.numel();
   visit_dtype(x.dtype(), [&]<class T>(TypeTag<T>) {
     const T* in = x.data<T>();
@@ -70,7 +71,7 @@ void ReluKernel::forward(const Tensor& x, const Tensor& out) {
   });
 }
 
-Tensor AlibiKernel::forward() {
+Tensor AlibiFwdOp::Alibi::forward() {
   const std::int64_t h = call_.num_heads, s = call_.seq_len;
   Tensor y = Tensor::empty({h, s, s}, call_.dtype, call_.device.value_or(Device::cpu()));
   visit_dtype(call_.dtype, [&]<class T>(TypeTag<T>) {

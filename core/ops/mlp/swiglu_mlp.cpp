@@ -15,18 +15,6 @@ std::vector<std::string_view> injected_names(bool gate_up, bool act, bool down) 
 
 }  // namespace
 
-const OpClass& SwiGLUMLPFwdOp::op_class() {
-  static const OpClass cls = OpClass::define("SwiGLUMLPFwdOp")
-                                 .delegate("gate_up", "GemmFwdOp")
-                                 .delegate("act", "SiluAndMulFwdOp")
-                                 .delegate("down", "GemmFwdOp")
-                                 .injected_parameter("gate_up")
-                                 .injected_parameter("act")
-                                 .injected_parameter("down")
-                                 .build();
-  return cls;
-}
-
 void SwiGLUMLPFwdOp::hold_stages(std::shared_ptr<GemmFwdOp> gate_up, std::shared_ptr<SiluAndMulFwdOp> act,
                                  std::shared_ptr<GemmFwdOp> down) {
   for (std::string_view name : injected_names(gate_up != nullptr, act != nullptr, down != nullptr)) {

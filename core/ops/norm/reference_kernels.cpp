@@ -1,4 +1,4 @@
-#include "norm/reference_kernels.hpp"
+#include "norm_reference.hpp"
 
 #include <cmath>
 #include <vector>
@@ -15,7 +15,7 @@ std::vector<double> per_element(const Tensor& t, std::int64_t n, double fill) {
 
 }  // namespace
 
-Tensor RMSNormKernel::forward(const Tensor& x, const Tensor& weight) {
+Tensor RMSNormFwdOp::RmsNorm::forward(const Tensor& x, const Tensor& weight) {
   const std::int64_t n = call_.n;
   const std::int64_t rows = n == 0 ? 0 : x.numel() / n;
   const std::vector<double> w = per_element(weight, n, 1.0);
@@ -33,7 +33,7 @@ Tensor RMSNormKernel::forward(const Tensor& x, const Tensor& weight) {
   return y;
 }
 
-Tensor LayerNormKernel::forward(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+Tensor LayerNormFwdOp::LayerNorm::forward(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const std::int64_t n = call_.n;
   const std::int64_t rows = n == 0 ? 0 : x.numel() / n;
   const std::vector<double> w = per_element(weight, n, 1.0);
@@ -83,18 +83,16 @@ void normalize(const T* in, T* out, const ChannelLayout& l, const std::vector<do
 
 }  // namespace
 
-BatchNormTrainResult BatchNormTrainKernel::forward(const Tensor& x, const Tensor& running_mean,
-                                                   const Tensor& running_var, const Tensor& weight,
-                                                   const Tensor& bias) {
+BatchNormFwdOp::BatchNormFwdTrain::Result BatchNormFwdOp::BatchNormFwdTrain::forward(
+    const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight, const Tensor& bias) {
   const ChannelLayout l = layout_of(x, call_.channels);
   const std::int64_t count = l.batch * l.inner;
   const std::vector<double> w = per_element(weight, l.channels, 1.0);
   const std::vector<double> b = per_element(bias, l.channels, 0.0);
   std::vector<double> mean(static_cast<std::size_t>(l.channels), 0.0);
   std::vector<double> var(static_cast<std::size_t>(l.channels), 0.0);
-  BatchNormTrainResult result{Tensor::empty(x.shape(), x.dtype(), x.device()),
-                              Tensor::empty({l.channels}, DType::float32, x.device()),
-                              Tensor::empty({l.channels}, DType::float32, x.device())};
+  Result result{Tensor::empty(x.shape(), x.dtype(), x.device()), Tensor::empty({l.channels}, DType::float32, x.device()),
+                Tensor::empty({l.channels}, DType::float32, x.device())};
   visit_dtype(x.dtype(), [&]<class T>(TypeTag<T>) {
     const T* in = x.data<T>();
     for (std::int64_t c = 0; c < l.channels; ++c) {
@@ -123,8 +121,8 @@ BatchNormTrainResult BatchNormTrainKernel::forward(const Tensor& x, const Tensor
   return result;
 }
 
-Tensor BatchNormInferKernel::forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                                     const Tensor& weight, const Tensor& bias) {
+Tensor BatchNormFwdOp::BatchNormFwdInfer::forward(const Tensor& x, const Tensor& running_mean,
+                                                     const Tensor& running_var, const Tensor& weight, const Tensor& bias) {
   const ChannelLayout l = layout_of(x, call_.channels);
   const std::vector<double> w = per_element(weight, l.channels, 1.0);
   const std::vector<double> b = per_element(bias, l.channels, 0.0);

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "norm/reference_kernels.hpp"
+#include "tileops/extend/ops/norm.hpp"
 
 namespace tileops {
 
@@ -15,24 +15,16 @@ double dtype_epsilon(DType dtype) {
   }
 }
 
-const OpClass& RMSNormFwdOp::op_class() {
-  static const OpClass cls = OpClass::define("RMSNormFwdOp")
-                                 .interface<RMSNormFwdInterface>("rms_norm")
-                                 .kernel_type<ref::RMSNormKernel>("rms_norm_reference")
-                                 .build();
-  return cls;
-}
-
 OpOutputs RMSNormFwdOp::forward(const CallArgs& args) {
   Tensor x_copy, weight_copy;
   const Tensor& x = args.inputs[0].contiguous(x_copy);
   const Tensor& weight = args.inputs[1].defined() ? args.inputs[1].contiguous(weight_copy) : args.inputs[1];
-  LayerNormCall call;
+  ops::RMSNormFwdOp::RmsNorm::Call call;
   call.device = x.device();
   call.n = shape_numel(normalized_shape(), "RMSNormFwdOp: parameter normalized_shape");
   call.eps = eps() ? *eps() : dtype_epsilon(x.dtype());
   call.dtype = x.dtype();
-  auto& kernel = kernel_for<RMSNormFwdInterface>("rms_norm", call);
+  auto& kernel = kernel_for<ops::RMSNormFwdOp::RmsNorm>(call);
   return {kernel.forward(x, weight)};
 }
 

@@ -4,45 +4,58 @@
 #include <numeric>
 
 #include "common/dtype_dispatch.hpp"
+#include "reduction_reference.hpp"
 
 namespace tileops {
 namespace ref {
 
-// The portable reference reductions (general, cpu); `Product` picks prod over sum.
-template <bool Product, class Interface>
-class ReduceKernel final : public Kernel, public Interface {
- public:
-  static constexpr DeviceTypes devices{"cpu"};
-  static constexpr bool general = true;
-  explicit ReduceKernel(const ReduceCall&) {}
+namespace {
 
-  void forward(const Tensor& x, const Tensor& y, const ReduceExtents& e) override {
-    visit_dtype(x.dtype(), [&]<class In>(TypeTag<In>) {
-      visit_dtype(y.dtype(), [&]<class Out>(TypeTag<Out>) {
-        const In* in = x.data<In>();
-        Out* out = y.data<Out>();
-        using Acc = std::conditional_t<std::is_integral_v<Out> && !std::is_same_v<Out, bool>, std::int64_t, double>;
-        for (std::int64_t o = 0; o < e.outer; ++o) {
-          for (std::int64_t i = 0; i < e.inner; ++i) {
-            Acc acc = Product ? Acc(1) : Acc(0);
-            for (std::int64_t r = 0; r < e.reduce; ++r) {
-              const Acc v = static_cast<Acc>(load(in[(o * e.reduce + r) * e.inner + i]));
-              acc = Product ? acc * v : acc + v;
-            }
-            out[o * e.inner + i] = store<Out>(static_cast<double>(acc));
+// The portable reference reduction of x viewed as [outer, reduce, inner] into y as [outer, inner];
+// `Product` picks prod over sum.
+template <bool Product>
+void reduce_reference(const Tensor& x, const Tensor& y, std::int64_t outer, std::int64_t reduce, std::int64_t inner) {
+  visit_dtype(x.dtype(), [&]<class In>(TypeTag<In>) {
+    visit_dtype(y.dtype(), [&]<class Out>(TypeTag<Out>) {
+      const In* in = x.data<In>();
+      Out* out = y.data<Out>();
+      using Acc = std::conditional_t<std::is_integral_v<Out> && !std::is_same_v<Out, bool>, std::int64_t, double>;
+      for (std::int64_t o = 0; o < outer; ++o) {
+        for (std::int64_t i = 0; i < inner; ++i) {
+          Acc acc = Product ? Acc(1) : Acc(0);
+          for (std::int64_t r = 0; r < reduce; ++r) {
+            const Acc v = static_cast<Acc>(load(in[(o * reduce + r) * inner + i]));
+            acc = Product ? acc * v : acc + v;
           }
+          out[o * inner + i] = store<Out>(static_cast<double>(acc));
         }
-      });
+      }
     });
-  }
-};
+  });
+}
 
-using SumKernel = ReduceKernel<false, SumFwdInterface>;
-using ProdKernel = ReduceKernel<true, ProdFwdInterface>;
+}  // namespace
+
+void SumFwdOp::Sum::forward(const Tensor& x, const Tensor& y, std::int64_t outer, std::int64_t reduce,
+                            std::int64_t inner) {
+  reduce_reference<false>(x, y, outer, reduce, inner);
+}
+
+void ProdFwdOp::Prod::forward(const Tensor& x, const Tensor& y, std::int64_t outer, std::int64_t reduce,
+                              std::int64_t inner) {
+  reduce_reference<true>(x, y, outer, reduce, inner);
+}
 
 }  // namespace ref
 
 namespace {
+
+// The extents of one reduction: x viewed as [outer, reduce, inner].
+struct ReduceExtents {
+  std::int64_t outer = 1;
+  std::int64_t reduce = 1;
+  std::int64_t inner = 1;
+};
 
 // The axes `dim` names on a tensor of `rank`, normalized and sorted (every axis for None).
 std::vector<std::int64_t> reduced_axes(const ReduceDims& dim, std::int64_t rank) {
@@ -109,7 +122,7 @@ Tensor reduce(Interface& kernel, const Tensor& input, const std::vector<std::int
     else if (keepdim) out_shape.push_back(1);
   }
   Tensor y = Tensor::empty(out_shape, out_dtype, input.device());
-  kernel.forward(x, y, e);
+  kernel.forward(x, y, e.outer, e.reduce, e.inner);
   return y;
 }
 
@@ -119,8 +132,9 @@ OpOutputs run_reduction(Interface& kernel, const CallArgs& args, const ReduceDim
   return {reduce(kernel, x, reduced_axes(dim, x.dim()), keepdim, out_dtype)};
 }
 
-ReduceCall reduce_call(const Tensor& x, const ReduceDims& dim, DType out_dtype) {
-  ReduceCall call;
+template <class Call>
+Call reduce_call(const Tensor& x, const ReduceDims& dim, DType out_dtype) {
+  Call call;
   call.device = x.device();
   call.in_dtype = x.dtype();
   call.out_dtype = out_dtype;
@@ -132,31 +146,15 @@ ReduceCall reduce_call(const Tensor& x, const ReduceDims& dim, DType out_dtype) 
 
 }  // namespace
 
-const OpClass& SumFwdOp::op_class() {
-  static const OpClass cls = OpClass::define("SumFwdOp")
-                                 .interface<SumFwdInterface>("sum")
-                                 .kernel_type<ref::SumKernel>("sum_reference")
-                                 .build();
-  return cls;
-}
-
 OpOutputs SumFwdOp::forward(const CallArgs& args) {
   const DType out = output_dtype(dtype(), args.inputs[0].dtype());
-  auto& kernel = kernel_for<SumFwdInterface>("sum", reduce_call(args.inputs[0], dim(), out));
+  auto& kernel = kernel_for<ops::SumFwdOp::Sum>(reduce_call<ops::SumFwdOp::Sum::Call>(args.inputs[0], dim(), out));
   return run_reduction(kernel, args, dim(), keepdim(), out);
-}
-
-const OpClass& ProdFwdOp::op_class() {
-  static const OpClass cls = OpClass::define("ProdFwdOp")
-                                 .interface<ProdFwdInterface>("prod")
-                                 .kernel_type<ref::ProdKernel>("prod_reference")
-                                 .build();
-  return cls;
 }
 
 OpOutputs ProdFwdOp::forward(const CallArgs& args) {
   const DType out = output_dtype(dtype(), args.inputs[0].dtype());
-  auto& kernel = kernel_for<ProdFwdInterface>("prod", reduce_call(args.inputs[0], dim(), out));
+  auto& kernel = kernel_for<ops::ProdFwdOp::Prod>(reduce_call<ops::ProdFwdOp::Prod::Call>(args.inputs[0], dim(), out));
   return run_reduction(kernel, args, dim(), keepdim(), out);
 }
 

@@ -1,4 +1,4 @@
-#include "rope/reference_kernels.hpp"
+#include "rope_reference.hpp"
 
 #include <cmath>
 #include <vector>
@@ -7,7 +7,7 @@
 
 namespace tileops::ref {
 
-Tensor RopeKernel::forward(const Tensor& x, const Tensor& positions) {
+Tensor RopeFwdOp::Rope::forward(const Tensor& x, const Tensor& positions) {
   const std::int64_t d = call_.head_dim;
   const std::int64_t half = d / 2;
   const std::int64_t batch = x.shape()[0];

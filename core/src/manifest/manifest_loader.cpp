@@ -346,7 +346,8 @@ OpSpec read_entry(const std::string& name, const YAML::Node& node, const std::st
   spec.name = name;
   spec.file = file;
   require_map(node, "");
-  check_keys(node, "", {"family", "status", "ref_api", "signature", "workloads", "roofline", "composition"});
+  // `interfaces` is read by the op generator (tools/opgen), not at run time.
+  check_keys(node, "", {"family", "status", "ref_api", "signature", "workloads", "roofline", "composition", "interfaces"});
   spec.family = text(require(node, "", "family"), "family");
   spec.status = text(require(node, "", "status"), "status");
   if (spec.status != "implemented" && spec.status != "spec-only") {

@@ -6,6 +6,7 @@
 #include "launchers.hpp"
 #include "strided_layout.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/alibi_slope.hpp"
 
 namespace tileops::gpu {
 
@@ -19,7 +20,7 @@ Tensor SiluAndMulKernel::forward(const Tensor& x) {
   return y;
 }
 
-std::optional<std::string> AddKernel::refusal(const AddCall& call) {
+std::optional<std::string> AddKernel::refusal(const Call& call) {
   if (call.dtype == DType::int32 || call.dtype == DType::int64) return std::nullopt;
   if (!refuse_unless_float(call.dtype)) return std::nullopt;
   return "serves float32, float16, bfloat16, int32 and int64, not " + std::string(dtype_name(call.dtype));
@@ -68,7 +69,7 @@ void ReluKernel::forward(const Tensor& x, const Tensor& out) {
   launch_relu({x.data_ptr(), out.data_ptr(), x.numel(), x.dtype()}, stream_of(x));
 }
 
-AlibiKernel::AlibiKernel(const AlibiCall& call) : call_(call) {
+AlibiKernel::AlibiKernel(const Call& call) : Impl(call) {
   std::vector<double> slopes(static_cast<std::size_t>(call.num_heads));
   for (std::int64_t h = 0; h < call.num_heads; ++h)
     slopes[static_cast<std::size_t>(h)] = alibi_slope(h, call.num_heads);

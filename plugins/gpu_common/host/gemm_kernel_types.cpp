@@ -5,7 +5,7 @@
 
 namespace tileops::gpu {
 
-std::optional<std::string> DotRowsGemmKernel::refusal(const GemmCall& call) {
+std::optional<std::string> DotRowsGemmKernel::refusal(const Call& call) {
   if (const auto reason = refuse_unless_float(call.dtype)) return reason;
   if (call.m > kMaxDotRows) {
     return "serves at most " + std::to_string(kMaxDotRows) + " rows of a, not m = " + std::to_string(call.m);
@@ -15,7 +15,7 @@ std::optional<std::string> DotRowsGemmKernel::refusal(const GemmCall& call) {
   return std::nullopt;
 }
 
-DotRowsGemmKernel::DotRowsGemmKernel(const GemmCall& call) : call_(call), sm_count_(sm_count_of(call)) {}
+DotRowsGemmKernel::DotRowsGemmKernel(const Call& call) : Impl(call), sm_count_(sm_count_of(call)) {}
 
 void DotRowsGemmKernel::forward(const Tensor& a, const Tensor& b, const Tensor& d) {
   DeviceGuard on(d.device().index());

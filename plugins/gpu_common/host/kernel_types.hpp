@@ -1,5 +1,5 @@
 // The GPU implementations of the op set's kernel interfaces, shared by the cuda and rocm
-// plugins (devices {kDeviceType}, supported_archs kKernelArchs). Each serves every call of its
+// plugins (GpuKernel: devices {kDeviceType}, supported_archs kKernelArchs). Each serves every call of its
 // interface that its refusal accepts, whatever the strides of the op's own views (the ops pass
 // contiguous tensors; odd offsets take the kernels' scalar paths), and launches on the calling
 // thread's current stream of the call's device, allocating its outputs (and any workspace)
@@ -8,130 +8,95 @@
 // machine code and compute_75 PTX, which the driver compiles for any GPU that CUDA 13 supports.
 #pragma once
 
-#include "tileops/extend/ops/elementwise_kernels.hpp"
-#include "tileops/extend/ops/norm_kernels.hpp"
-#include "tileops/ops/gemm.hpp"
-#include "tileops/ops/reduction.hpp"
-#include "tileops/ops/rope.hpp"
-#include "tileops/ops/softmax.hpp"
+#include "tileops/extend/ops/elementwise.hpp"
+#include "tileops/extend/ops/gemm.hpp"
+#include "tileops/extend/ops/norm.hpp"
+#include "tileops/extend/ops/reduction.hpp"
+#include "tileops/extend/ops/rope.hpp"
+#include "tileops/extend/ops/softmax.hpp"
 #include "vendor.hpp"
 
 namespace tileops::gpu {
 
-// float32, float16 and bfloat16: the floating dtypes the kernels compute in float.
-std::optional<std::string> refuse_unless_float(DType dtype);
-
-class RMSNormKernel final : public Kernel, public RMSNormFwdInterface {
- public:
+// The dispatch declarations every GPU kernel of this plugin shares.
+struct GpuKernel : Kernel {
   static constexpr DeviceTypes devices{kDeviceType};
   static constexpr ArchList supported_archs = kKernelArchs;
-  static std::optional<std::string> refusal(const LayerNormCall& call) { return refuse_unless_float(call.dtype); }
-  explicit RMSNormKernel(const LayerNormCall& call) : call_(call) {}
-  Tensor forward(const Tensor& x, const Tensor& weight) override;
-
- private:
-  LayerNormCall call_;
 };
 
-class LayerNormKernel final : public Kernel, public LayerNormFwdInterface {
- public:
-  static constexpr DeviceTypes devices{kDeviceType};
-  static constexpr ArchList supported_archs = kKernelArchs;
-  static std::optional<std::string> refusal(const LayerNormCall& call) { return refuse_unless_float(call.dtype); }
-  explicit LayerNormKernel(const LayerNormCall& call) : call_(call) {}
-  Tensor forward(const Tensor& x, const Tensor& weight, const Tensor& bias) override;
+// A GPU kernel computing float32, float16 and bfloat16 (in float) only.
+using GpuFloatKernel = FloatOnly<GpuKernel>;
 
- private:
-  LayerNormCall call_;
+class RMSNormKernel final : public ops::RMSNormFwdOp::RmsNorm::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& x, const Tensor& weight) override;
+};
+
+class LayerNormKernel final : public ops::LayerNormFwdOp::LayerNorm::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& x, const Tensor& weight, const Tensor& bias) override;
 };
 
 // Along the last axis (inner == 1) and along any inner axis.
-class SoftmaxKernel final : public Kernel, public SoftmaxFwdInterface {
+class SoftmaxKernel final : public ops::SoftmaxFwdOp::Softmax::Impl<GpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{kDeviceType};
-  static constexpr ArchList supported_archs = kKernelArchs;
-  static std::optional<std::string> refusal(const SoftmaxCall& call) { return refuse_unless_float(call.dtype); }
-  explicit SoftmaxKernel(const SoftmaxCall& call) : call_(call) {}
+  using Impl::Impl;
   Tensor forward(const Tensor& x) override;
-
- private:
-  SoftmaxCall call_;
 };
 
-class RopeKernel final : public Kernel, public RopeFwdInterface {
+class RopeKernel final : public ops::RopeFwdOp::Rope::Impl<GpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{kDeviceType};
-  static constexpr ArchList supported_archs = kKernelArchs;
-  static std::optional<std::string> refusal(const RopeCall& call) { return refuse_unless_float(call.dtype); }
-  explicit RopeKernel(const RopeCall& call) : call_(call) {}
+  using Impl::Impl;
   Tensor forward(const Tensor& x, const Tensor& positions) override;
-
- private:
-  RopeCall call_;
 };
 
-class SiluAndMulKernel final : public Kernel, public SiluAndMulFwdInterface {
+class SiluAndMulKernel final : public ops::SiluAndMulFwdOp::SiluAndMul::Impl<GpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{kDeviceType};
-  static constexpr ArchList supported_archs = kKernelArchs;
-  static std::optional<std::string> refusal(const ElementwiseCall& call) { return refuse_unless_float(call.dtype); }
-  explicit SiluAndMulKernel(const ElementwiseCall&) {}
+  using Impl::Impl;
   Tensor forward(const Tensor& x) override;
 };
 
 // Every broadcast kind, for float32, float16, bfloat16, int32 and int64. A general broadcast
 // whose operands keep more than kMaxStridedRank (25) axes once coalesced raises ValueError.
-class AddKernel final : public Kernel, public AddFwdInterface {
+class AddKernel final : public ops::AddFwdOp::Add::Impl<GpuKernel> {
  public:
-  static constexpr DeviceTypes devices{kDeviceType};
-  static constexpr ArchList supported_archs = kKernelArchs;
-  static std::optional<std::string> refusal(const AddCall& call);
-  explicit AddKernel(const AddCall& call) : call_(call) {}
+  using Impl::Impl;
+  static std::optional<std::string> refusal(const Call& call);
   void forward(const Tensor& a, const Tensor& b, double alpha, const Tensor& out) override;
-
- private:
-  AddCall call_;
 };
 
-class ReluKernel final : public Kernel, public ReluFwdInterface {
+class ReluKernel final : public ops::ReluFwdOp::Relu::Impl<GpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{kDeviceType};
-  static constexpr ArchList supported_archs = kKernelArchs;
-  static std::optional<std::string> refusal(const ElementwiseCall& call) { return refuse_unless_float(call.dtype); }
-  explicit ReluKernel(const ElementwiseCall&) {}
+  using Impl::Impl;
   void forward(const Tensor& x, const Tensor& out) override;
 };
 
 // Holds the heads' slopes in device memory, uploaded once when the entry is built.
-class AlibiKernel final : public Kernel, public AlibiFwdInterface {
+class AlibiKernel final : public ops::AlibiFwdOp::Alibi::Impl<GpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{kDeviceType};
-  static constexpr ArchList supported_archs = kKernelArchs;
-  static std::optional<std::string> refusal(const AlibiCall& call) { return refuse_unless_float(call.dtype); }
-  explicit AlibiKernel(const AlibiCall& call);
+  explicit AlibiKernel(const Call& call);
   Tensor forward() override;
 
  private:
-  AlibiCall call_;
   Tensor slopes_;
 };
 
 // Sum and product for every input and output dtype of the manifest (float16, bfloat16,
 // float32, float64, int32, int64), accumulated as the interface says.
 template <bool kProduct, class Interface>
-class ReduceKernel final : public Kernel, public Interface {
+class ReduceKernel final : public Interface::template Impl<GpuKernel> {
  public:
-  static constexpr DeviceTypes devices{kDeviceType};
-  static constexpr ArchList supported_archs = kKernelArchs;
-  static std::optional<std::string> refusal(const ReduceCall& call);
-  explicit ReduceKernel(const ReduceCall& call);
-  void forward(const Tensor& x, const Tensor& y, const ReduceExtents& extents) override;
+  static std::optional<std::string> refusal(const typename Interface::Call& call);
+  explicit ReduceKernel(const typename Interface::Call& call);
+  void forward(const Tensor& x, const Tensor& y, std::int64_t outer, std::int64_t reduce, std::int64_t inner) override;
 
  private:
   int sm_count_;
 };
-using SumKernel = ReduceKernel<false, SumFwdInterface>;
-using ProdKernel = ReduceKernel<true, ProdFwdInterface>;
+using SumKernel = ReduceKernel<false, ops::SumFwdOp::Sum>;
+using ProdKernel = ReduceKernel<true, ops::ProdFwdOp::Prod>;
 
 // GEMM of at most kMaxDotRows (8) rows of a, not transposed, against b stored [n, k]
 // (trans_b: linear-layer weights) in float32, float16 or bfloat16, reading b once: the decode
@@ -139,44 +104,31 @@ using ProdKernel = ReduceKernel<true, ProdFwdInterface>;
 // it is faster at every decode shape measured (bench/results/gpu_block_h200_*.md), so there
 // it serves what cuBLASLt refuses, and the GPU tests run it directly: the source the hip
 // plugin runs is checked on real hardware.
-class DotRowsGemmKernel final : public Kernel, public GemmFwdInterface {
+class DotRowsGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<GpuKernel> {
  public:
-  static constexpr DeviceTypes devices{kDeviceType};
-  static constexpr ArchList supported_archs = kKernelArchs;
-  static std::optional<std::string> refusal(const GemmCall& call);
-  explicit DotRowsGemmKernel(const GemmCall& call);
+  static std::optional<std::string> refusal(const Call& call);
+  explicit DotRowsGemmKernel(const Call& call);
   void forward(const Tensor& a, const Tensor& b, const Tensor& d) override;
 
  private:
-  GemmCall call_;
   int sm_count_;
 };
 
-class BatchNormTrainKernel final : public Kernel, public BatchNormTrainFwdInterface {
+class BatchNormTrainKernel final : public ops::BatchNormFwdOp::BatchNormFwdTrain::Impl<GpuFloatKernel> {
  public:
-  static constexpr DeviceTypes devices{kDeviceType};
-  static constexpr ArchList supported_archs = kKernelArchs;
-  static std::optional<std::string> refusal(const BatchNormCall& call) { return refuse_unless_float(call.dtype); }
-  explicit BatchNormTrainKernel(const BatchNormCall& call);
-  BatchNormTrainResult forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                               const Tensor& weight, const Tensor& bias) override;
-
- private:
-  BatchNormCall call_;
-  int sm_count_;
-};
-
-class BatchNormInferKernel final : public Kernel, public BatchNormInferFwdInterface {
- public:
-  static constexpr DeviceTypes devices{kDeviceType};
-  static constexpr ArchList supported_archs = kKernelArchs;
-  static std::optional<std::string> refusal(const BatchNormCall& call) { return refuse_unless_float(call.dtype); }
-  explicit BatchNormInferKernel(const BatchNormCall& call) : call_(call) {}
-  Tensor forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+  explicit BatchNormTrainKernel(const Call& call);
+  Result forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                  const Tensor& bias) override;
 
  private:
-  BatchNormCall call_;
+  int sm_count_;
+};
+
+class BatchNormInferKernel final : public ops::BatchNormFwdOp::BatchNormFwdInfer::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                 const Tensor& bias) override;
 };
 
 }  // namespace tileops::gpu

@@ -5,11 +5,6 @@
 
 namespace tileops::gpu {
 
-std::optional<std::string> refuse_unless_float(DType dtype) {
-  if (dtype == DType::float32 || dtype == DType::float16 || dtype == DType::bfloat16) return std::nullopt;
-  return "serves float32, float16 and bfloat16, not " + std::string(dtype_name(dtype));
-}
-
 int sm_count_of(const CallSpec& call) { return runtime()->facts(call.device ? call.device->index() : 0).sm_count; }
 
 Tensor RMSNormKernel::forward(const Tensor& x, const Tensor& weight) {
@@ -60,16 +55,15 @@ Tensor workspace(std::size_t bytes, const Device& device) {
 
 }  // namespace
 
-BatchNormTrainKernel::BatchNormTrainKernel(const BatchNormCall& call) : call_(call), sm_count_(sm_count_of(call)) {}
+BatchNormTrainKernel::BatchNormTrainKernel(const Call& call) : Impl(call), sm_count_(sm_count_of(call)) {}
 
-BatchNormTrainResult BatchNormTrainKernel::forward(const Tensor& x, const Tensor& running_mean,
-                                                   const Tensor& running_var, const Tensor& weight,
-                                                   const Tensor& bias) {
+BatchNormTrainKernel::Result BatchNormTrainKernel::forward(const Tensor& x, const Tensor& running_mean,
+                                                          const Tensor& running_var, const Tensor& weight,
+                                                          const Tensor& bias) {
   DeviceGuard on(x.device().index());
   const BatchLayout l = batch_layout(x);
-  BatchNormTrainResult r{Tensor::empty(x.shape(), x.dtype(), x.device()),
-                         Tensor::empty({l.channels}, DType::float32, x.device()),
-                         Tensor::empty({l.channels}, DType::float32, x.device())};
+  Result r{Tensor::empty(x.shape(), x.dtype(), x.device()), Tensor::empty({l.channels}, DType::float32, x.device()),
+           Tensor::empty({l.channels}, DType::float32, x.device())};
   const Tensor w = as_float32(weight), b = as_float32(bias);
   BatchNormArgs args{x.data_ptr(),
                      r.y.data_ptr(),

@@ -14,6 +14,7 @@
 #include "support/run_command.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
+#include "tileops/extend/ops/gemm.hpp"
 #include "tileops/ops/gemm.hpp"
 #include "tileops/ops/swiglu_mlp.hpp"
 #include "tileops/stream.hpp"
@@ -51,8 +52,8 @@ struct Case {
   }
 };
 
-GemmCall call_of(const Case& c) {
-  GemmCall call;
+ops::GemmFwdOp::Gemm::Call call_of(const Case& c) {
+  ops::GemmFwdOp::Gemm::Call call;
   call.device = kGpu;
   call.m = c.m;
   call.n = c.n;
@@ -87,7 +88,7 @@ std::string check_case(const Case& c, Tensor (*place)(const Tensor&) = nullptr, 
     REQUIRE_FALSE(type->refusal(call_of(c)).has_value());
     const std::shared_ptr<Kernel> kernel = type->entry_for(call_of(c)).factory();
     const Tensor got = Tensor::empty({c.m, c.n}, c.dtype, kGpu);
-    static_cast<GemmFwdInterface*>(type->as_interface(*kernel))
+    static_cast<ops::GemmFwdOp::Gemm*>(type->as_interface(*kernel))
         ->forward(place ? place(a) : a.to(kGpu), place ? place(b) : b.to(kGpu), got);
     const testing::Comparison cmp = testing::compare(got, want);
     CHECK_MESSAGE(cmp.ok, c.str() << ": max abs " << cmp.max_abs << ", max rel " << cmp.max_rel);

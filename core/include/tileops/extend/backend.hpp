@@ -25,28 +25,13 @@
 #include "tileops/device.hpp"
 #include "tileops/export.hpp"
 #include "tileops/extend/kernel.hpp"
+#include "tileops/target.hpp"
 #include "tileops/tensor.hpp"
 #include "tileops/value.hpp"
 
 namespace tileops {
 
 class DeviceRuntime;
-
-// The target name that forces the in-tree path: kernel types dispatched among the op's own and
-// those backends registered for it.
-inline constexpr std::string_view BUILTIN = "builtin";
-
-// The target name that forces the op's own (in-tree) kernel types only, ignoring registered
-// ones: the portable reference kernels, the numerical oracle. Sub-ops built by a composite
-// inherit it like any target.
-inline constexpr std::string_view REFERENCE = "reference";
-
-// True for BUILTIN and REFERENCE, the two names of the in-tree path.
-constexpr bool is_in_tree_target(std::string_view name) { return name == BUILTIN || name == REFERENCE; }
-
-// An execution policy: a target name, BUILTIN, REFERENCE, or nullopt (process default, else
-// detection).
-using Target = std::optional<std::string>;
 
 // A kernel built by a target for one (device, input dtypes and shapes) combination. It
 // receives the call-time inputs in signature order (undefined for optional inputs not passed)
@@ -100,6 +85,13 @@ class TILEOPS_API Registrar {
   void register_kernel_type(const std::string& op, const std::string& key) {
     register_kernel_type(op, key, make_kernel_type<Impl>());
   }
+  // Registers implementation `Impl` of a generated kernel interface (ops::<Op>::<name>) under
+  // `key`, for the op the interface belongs to.
+  template <KernelImplementation Impl>
+    requires requires { Impl::Interface::op_name; }
+  void add(const std::string& key) {
+    register_kernel_type(std::string(Impl::Interface::op_name), key, make_kernel_type<Impl>());
+  }
   // Registers `builder` as target `target`'s kernel builder for op `op`. Throws BackendError,
   // naming both owners, when (op, target) already has one, or when `target` is BUILTIN or
   // REFERENCE.
@@ -137,24 +129,6 @@ void register_kernel_type(const std::string& op, const std::string& key) {
 TILEOPS_API void register_kernel_builder(const std::string& op, const std::string& target, TargetBuilder builder);
 TILEOPS_API void register_detector(const std::string& target, Detector detect);
 
-// Sets the process default target (a target name or BUILTIN; nullopt withdraws the value set
-// here, so the config's default_target applies again). A value takes precedence over the
-// config's default_target and applies to op instances that have not yet
-// selected a target. An unknown name is reported when an op selects it, naming
-// set_default_target as where the name came from.
-TILEOPS_API void set_default_target(Target target);
-// The process default target: set_default_target's value, else the config's default_target.
-TILEOPS_API Target default_target();
-
-// The process default target and where it came from: "set_default_target", or the config's
-// default_target_origin (a file and line, an environment variable, ...). `source` is empty when
-// there is no default target.
-struct TargetChoice {
-  Target target;
-  std::string source;
-};
-TILEOPS_API TargetChoice default_target_choice();
-
 // Targets that registered a builder for `op`, or, with no op, every target that registered a
 // builder or a detector; sorted by name.
 TILEOPS_API std::vector<std::string> registered_targets(std::string_view op = {});
@@ -162,13 +136,5 @@ TILEOPS_API std::vector<std::string> registered_targets(std::string_view op = {}
 TILEOPS_API std::vector<std::string> target_ops(std::string_view target);
 // The kernel types registered for `op`, in registration order.
 TILEOPS_API std::vector<RegisteredKernelType> registered_kernel_types(std::string_view op);
-
-// Loads the backend registry once per process (thread-safe): reads the config and loads every
-// plugin on the plugin path (see tileops/extend/plugin.hpp for the rules, loaded_plugins() and
-// load_failures()). A plugin that fails to load never makes this throw: it is rolled back,
-// logged and recorded. Throws ConfigError when the config cannot be read, and then tries again
-// on the next call. Op construction calls it; calling it earlier is harmless. Libraries stay
-// loaded for the life of the process.
-TILEOPS_API void load_backends();
 
 }  // namespace tileops

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "tileops/device.hpp"
+#include "tileops/dtype.hpp"
 #include "tileops/export.hpp"
 #include "tileops/extend/cache_key.hpp"
 #include "tileops/extend/identity.hpp"
@@ -191,6 +192,30 @@ class TILEOPS_API Kernel {
 
  private:
   bool tune_requested_ = false;
+};
+
+// The refusal of a kernel that computes in float: None for float32, float16 and bfloat16, else
+// the reason naming `dtype`.
+inline std::optional<std::string> refuse_unless_float(DType dtype) {
+  if (dtype == DType::float32 || dtype == DType::float16 || dtype == DType::bfloat16) return std::nullopt;
+  return "serves float32, float16 and bfloat16, not " + std::string(dtype_name(dtype));
+}
+
+// `Declarations` (Kernel or a class derived from it) narrowed to calls whose call spec's
+// `dtype` is float32, float16 or bfloat16.
+template <class Declarations>
+struct FloatOnly : Declarations {
+  template <class Call>
+  static std::optional<std::string> refusal(const Call& call) {
+    return refuse_unless_float(call.dtype);
+  }
+};
+
+// The declarations of an op's own reference kernels (the generated ref::<Op>::<interface>
+// classes): general, on the cpu.
+struct ReferenceKernel : Kernel {
+  static constexpr DeviceTypes devices{"cpu"};
+  static constexpr bool general = true;
 };
 
 // A type-erased implementation record: what dispatch reads. Built by make_kernel_type<Impl>.

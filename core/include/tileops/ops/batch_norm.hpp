@@ -3,5 +3,4 @@
 // manifests/norm.yaml; core/ops/norm/batch_norm.cpp holds its forward.
 #pragma once
 
-#include "tileops/extend/ops/norm_kernels.hpp"
 #include "tileops/ops/gen/norm.hpp"

@@ -6,5 +6,4 @@
 // forwards.
 #pragma once
 
-#include "tileops/extend/ops/elementwise_kernels.hpp"
 #include "tileops/ops/gen/elementwise.hpp"

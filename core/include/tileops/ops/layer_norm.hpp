@@ -2,5 +2,4 @@
 // generated from manifests/norm.yaml; core/ops/norm/layer_norm.cpp holds its forward.
 #pragma once
 
-#include "tileops/extend/ops/norm_kernels.hpp"
 #include "tileops/ops/gen/norm.hpp"

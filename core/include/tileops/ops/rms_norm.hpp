@@ -3,7 +3,6 @@
 // eps: None uses the machine epsilon of the call's dtype.
 #pragma once
 
-#include "tileops/extend/ops/norm_kernels.hpp"
 #include "tileops/ops/gen/norm.hpp"
 
 namespace tileops {
