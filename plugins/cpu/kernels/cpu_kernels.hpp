@@ -105,6 +105,14 @@ void add_row_broadcast(DType dtype, int64_t rows, int64_t n, const void* a, cons
 // dtype: float32, float16, bfloat16.
 void relu(DType dtype, int64_t numel, const void* x, void* y);
 
+// x, y: [numel] of dtype. y = x * Phi(x), Phi the standard normal distribution function, or with
+// tanh_approximation y = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))). Computed in float32
+// to within a few ulp of float32 for |x| up to about 10 (relative error, also where y is tiny);
+// results below the smallest normal float32 may flush to a zero of the same sign. NaN stays NaN,
+// +inf gives +inf and -inf gives -0 (the limits). y may equal x (in place).
+// dtype: float32, float16, bfloat16.
+void gelu(DType dtype, int64_t numel, const void* x, void* y, bool tanh_approximation);
+
 // ---- Reductions ---------------------------------------------------------------------------------
 
 // x: [outer, reduce, inner] of in_dtype; y: [outer, inner] of out_dtype.
