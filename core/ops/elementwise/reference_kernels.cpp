@@ -1,6 +1,9 @@
 #include "elementwise/reference_kernels.hpp"
 
 #include <cmath>
+#include <limits>
+#include <numbers>
+#include <string>
 
 #include "common/dtype_dispatch.hpp"
 
@@ -66,6 +69,42 @@ void ReluKernel::forward(const Tensor& x, const Tensor& out) {
     for (std::int64_t i = 0; i < total; ++i) {
       const double v = load(in[i]);
       po[i] = store<T>(v > 0 ? v : 0.0);
+    }
+  });
+}
+
+namespace {
+
+// Both forms are evaluated as x times a weight in (0, 1) that has no cancellation: Phi(x) as
+// erfc(-x / sqrt(2)) / 2, and (1 + tanh(u)) / 2 as 1 / (1 + exp(-2u)). The textbook forms
+// subtract nearly equal numbers for negative x and lose every digit of x * Phi(x) below about
+// x = -8, where the float32 result is still far from underflow.
+double gelu_erf(double x) { return x * 0.5 * std::erfc(-x * std::sqrt(0.5)); }
+
+double gelu_tanh(double x) {
+  const double u = std::sqrt(2.0 / std::numbers::pi) * (x + 0.044715 * x * x * x);
+  return x / (1.0 + std::exp(-2.0 * u));
+}
+
+}  // namespace
+
+void gelu_reference(bool tanh_approximation, const Tensor& x, const Tensor& out) {
+  const DType dtype = x.dtype();
+  if (dtype != DType::float16 && dtype != DType::bfloat16 && dtype != DType::float32) {
+    throw TypeError("gelu reference: dtype " + std::string(dtype_name(dtype)) +
+                    " is not float16, bfloat16 or float32");
+  }
+  const std::int64_t total = x.numel();
+  visit_dtype(dtype, [&]<class T>(TypeTag<T>) {
+    const T* in = x.data<T>();
+    T* po = out.data<T>();
+    for (std::int64_t i = 0; i < total; ++i) {
+      const double v = load(in[i]);
+      // Both formulas give 0 * inf = NaN at -inf.
+      const double y = v == -std::numeric_limits<double>::infinity() ? -0.0
+                       : tanh_approximation                          ? gelu_tanh(v)
+                                                                     : gelu_erf(v);
+      po[i] = store<T>(y);
     }
   });
 }

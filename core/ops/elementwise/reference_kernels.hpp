@@ -40,4 +40,11 @@ class AlibiKernel final : public Kernel, public AlibiFwdInterface {
   AlibiCall call_;
 };
 
+// out = gelu(x), computed in double, over contiguous x and out of one dtype (float16, bfloat16
+// or float32; TypeError otherwise) and equal element count; out may be x. gelu(x) = x * Phi(x),
+// Phi the standard normal distribution function, or with tanh_approximation
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))). NaN stays NaN, +inf gives +inf and -inf
+// gives -0, the limits.
+void gelu_reference(bool tanh_approximation, const Tensor& x, const Tensor& out);
+
 }  // namespace tileops::ref
