@@ -75,10 +75,10 @@ void ReluKernel::forward(const Tensor& x, const Tensor& out) {
 
 namespace {
 
-// Both forms are evaluated as x times a weight in (0, 1) that has no cancellation: Phi(x) as
-// erfc(-x / sqrt(2)) / 2, and (1 + tanh(u)) / 2 as 1 / (1 + exp(-2u)). The textbook forms
-// subtract nearly equal numbers for negative x and lose every digit of x * Phi(x) below about
-// x = -8, where the float32 result is still far from underflow.
+// Both forms are evaluated as x times a weight in (0, 1) computed without cancellation: Phi(x)
+// as erfc(-x / sqrt(2)) / 2, and (1 + tanh(u)) / 2 as 1 / (1 + exp(-2u)). The textbook forms
+// add 1 to nearly -1 for negative x: in double they lose digits as x falls and give 0 from
+// about x = -8.5 on (erf form), where the float32 result, about -1e-16, is far from underflow.
 double gelu_erf(double x) { return x * 0.5 * std::erfc(-x * std::sqrt(0.5)); }
 
 double gelu_tanh(double x) {
