@@ -56,6 +56,10 @@ void AddKernel::forward(const Tensor& a, const Tensor& b, double alpha, const Te
 
 void ReluKernel::forward(const Tensor& x, const Tensor& out) { relu(call_.dtype, x.numel(), x.data_ptr(), out.data_ptr()); }
 
+void GeluKernel::forward(const Tensor& x, const Tensor& out) {
+  gelu(call_.dtype, x.numel(), x.data_ptr(), out.data_ptr(), call_.approximate == Approximation::tanh);
+}
+
 Tensor AlibiKernel::forward() {
   Tensor y = Tensor::empty({call_.num_heads, call_.seq_len, call_.seq_len}, call_.dtype, Device::cpu());
   alibi(call_.dtype, call_.num_heads, call_.seq_len, y.data_ptr());

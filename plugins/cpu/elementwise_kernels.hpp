@@ -28,6 +28,12 @@ class ReluKernel final : public ops::ReluFwdOp::Relu::Impl<CpuFloatKernel> {
   void forward(const Tensor& x, const Tensor& out) override;
 };
 
+class GeluKernel final : public ops::GeluFwdOp::Gelu::Impl<CpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  void forward(const Tensor& x, const Tensor& out) override;
+};
+
 class AlibiKernel final : public ops::AlibiFwdOp::Alibi::Impl<CpuFloatKernel> {
  public:
   using Impl::Impl;

@@ -18,6 +18,7 @@ TILEOPS_PLUGIN(cpu, TILEOPS_VERSION_STRING, registrar) {
   registrar.add<SiluAndMulKernel>("cpu_silu_and_mul");
   registrar.add<AddKernel>("cpu_add");
   registrar.add<ReluKernel>("cpu_relu");
+  registrar.add<GeluKernel>("cpu_gelu");
   registrar.add<AlibiKernel>("cpu_alibi");
   registrar.add<BlasGemmKernel>("cpu_blas_gemm");
   registrar.add<DotRowsGemmKernel>("cpu_dot_rows_gemm");

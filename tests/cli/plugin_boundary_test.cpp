@@ -66,7 +66,7 @@ TEST_CASE("seen: misspelt op names were accepted silently, now the plugin fails 
   REQUIRE(j.at("load_failures").size() == 1);
   CHECK(contains(j["load_failures"][0].at("reason"), "'RMSNormOp', which this host does not know (did you mean "
                                                      "'RMSNormFwdOp'?)"));
-  CHECK(contains(j["load_failures"][0].at("reason"), "(did you mean 'GemmFwdOp'?)"));
+  CHECK(contains(j["load_failures"][0].at("reason"), "(did you mean 'GemmFwdOp' or 'GeluFwdOp'?)"));
   const auto targets = run_beside_cpu("misspelt", "targets", "", true);
   CHECK_FALSE(contains(targets.out, "misspelt_target"));
 }

@@ -86,7 +86,7 @@ TEST_CASE("registrations for unknown ops fail the plugin, suggesting the nearest
         "registered what the ops do not accept: kernel type 'misspelt_rms_norm' is registered for op 'RMSNormOp', "
         "which this host does not know (did you mean 'RMSNormFwdOp'?); the known ops are the in-tree ones and those "
         "of the manifests (see 'tileops ops'); the kernel builder of target 'misspelt_target' is registered for op "
-        "'GemmFwdOpp', which this host does not know (did you mean 'GemmFwdOp'?); the known ops are the in-tree ones "
+        "'GemmFwdOpp', which this host does not know (did you mean 'GemmFwdOp' or 'GeluFwdOp'?); the known ops are the in-tree ones "
         "and those of the manifests (see 'tileops ops')");
   CHECK_FALSE(has_target("misspelt_target"));
   CHECK_FALSE(has_kernel_type("RMSNormOp", "misspelt_rms_norm"));

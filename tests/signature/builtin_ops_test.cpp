@@ -159,6 +159,22 @@ TEST_CASE("ReluFwdOp: inplace writes the input and aliases the output to it") {
   CHECK(inplace.check.effect_branch == 1);
 }
 
+TEST_CASE("GeluFwdOp: approximate is 'none' by default or 'tanh', and y has x's shape and dtype") {
+  const auto p = test::plan("GeluFwdOp");
+  CHECK(p->spec().status == "implemented");
+  const ConstructionState defaults = p->check_construction({});
+  CHECK(value_str(defaults.params.at("approximate")).find("none") != std::string::npos);
+  const auto ok = run_call(*p, {{"approximate", std::string("tanh")}}, {meta({1024, 3072}, DType::float16)});
+  REQUIRE(ok.check.outputs.size() == 1);
+  CHECK(shape_str(ok.check.outputs[0].shape) == "[1024, 3072]");
+  CHECK(ok.check.outputs[0].dtype == DType::float16);
+  expect_error<ValueError>([&] { p->check_construction({{"approximate", std::string("exact")}}); },
+                           "GeluFwdOp: approximate must be 'none' (erf) or 'tanh'");
+  expect_error<TypeError>([&] { p->check_construction({{"approximate", true}}); }, "parameter 'approximate'");
+  expect_error<TypeError>([&] { run_call(*p, {}, {meta({8}, DType::int32)}); },
+                          "GeluFwdOp: input 'x' dtype int32 is not in T");
+}
+
 TEST_CASE("SumFwdOp and ProdFwdOp: reduced shapes, accumulate dtype and dim refinements") {
   for (const char* op : {"SumFwdOp", "ProdFwdOp"}) {
     CAPTURE(op);

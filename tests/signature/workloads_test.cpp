@@ -56,7 +56,8 @@ TEST_CASE("a case carries the row's parameters and one spec per input, absent wh
 
 TEST_CASE("every built-in case passes its call check on meta tensors and has a roofline") {
   const char* ops[] = {"RMSNormFwdOp", "LayerNormFwdOp", "BatchNormFwdOp", "SoftmaxFwdOp", "SiluAndMulFwdOp", "AddFwdOp",
-                       "ReluFwdOp",    "AlibiFwdOp",     "GemmFwdOp",      "SumFwdOp",     "ProdFwdOp",       "SwiGLUMLPFwdOp"};
+                       "ReluFwdOp",    "AlibiFwdOp",     "GemmFwdOp",      "SumFwdOp",     "ProdFwdOp",       "SwiGLUMLPFwdOp",
+                       "GeluFwdOp"};
   int count = 0;
   for (const char* op : ops) {
     CAPTURE(op);
@@ -72,5 +73,21 @@ TEST_CASE("every built-in case passes its call check on meta tensors and has a r
       ++count;
     }
   }
-  CHECK(count == 74);
+  CHECK(count == 89);
+}
+
+TEST_CASE("GeluFwdOp's roofline counts 9 flops per element for the tanh form and 5 for erf") {
+  const auto p = test::plan("GeluFwdOp");
+  const std::vector<WorkloadCase> cases = p->workload_cases();
+  auto flops_of = [&](const std::string& id) {
+    for (const WorkloadCase& c : cases) {
+      if (c.id != id) continue;
+      const auto checked = test::run_call(*p, c.params, {test::meta(c.inputs[0]->shape, c.inputs[0]->dtype)});
+      return p->eval_roofline(checked.record).flops;
+    }
+    FAIL("no case " << id);
+    return 0.0;
+  };
+  CHECK(flops_of("gpt2-mlp-prefill-float16") == 9.0 * 1024 * 3072);
+  CHECK(flops_of("bert-base-ffn-float32") == 5.0 * 8 * 512 * 3072);
 }

@@ -76,6 +76,18 @@ OpOutputs ReluFwdOp::forward(const CallArgs& args) {
   return {input};
 }
 
+OpOutputs GeluFwdOp::forward(const CallArgs& args) {
+  using Gelu = ops::GeluFwdOp::Gelu;
+  const Tensor x = args.inputs[0].contiguous();
+  Gelu::Call call;
+  call.device = x.device();
+  call.dtype = x.dtype();
+  call.approximate = approximate() == "tanh" ? Gelu::Approximation::tanh : Gelu::Approximation::none;
+  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
+  kernel_for<Gelu>(call).forward(x, y);
+  return {y};
+}
+
 OpOutputs AlibiFwdOp::forward(const CallArgs&) {
   ops::AlibiFwdOp::Alibi::Call call;
   call.device = device();  // unset: kernel_for fills in the accelerator's current device

@@ -1,6 +1,8 @@
 #include "elementwise_reference.hpp"
 
 #include <cmath>
+#include <limits>
+#include <numbers>
 
 #include "common/dtype_dispatch.hpp"
 #include "tileops/extend/alibi_slope.hpp"
@@ -67,6 +69,36 @@ void ReluFwdOp::Relu::forward(const Tensor& x, const Tensor& out) {
     for (std::int64_t i = 0; i < total; ++i) {
       const double v = load(in[i]);
       po[i] = store<T>(v > 0 ? v : 0.0);
+    }
+  });
+}
+
+namespace {
+
+// Both forms are evaluated as x times a weight in (0, 1) computed without cancellation: Phi(x)
+// as erfc(-x / sqrt(2)) / 2, and (1 + tanh(u)) / 2 as 1 / (1 + exp(-2u)). The textbook forms
+// add 1 to nearly -1 for negative x: in double they lose digits as x falls and give 0 from
+// about x = -8.5 on (erf form), where the float32 result, about -1e-16, is far from underflow.
+double gelu_erf(double x) { return x * 0.5 * std::erfc(-x * std::sqrt(0.5)); }
+
+double gelu_tanh(double x) {
+  const double u = std::sqrt(2.0 / std::numbers::pi) * (x + 0.044715 * x * x * x);
+  return x / (1.0 + std::exp(-2.0 * u));
+}
+
+}  // namespace
+
+void GeluFwdOp::Gelu::forward(const Tensor& x, const Tensor& out) {
+  const bool tanh_form = call_.approximate == Approximation::tanh;
+  const std::int64_t total = x.numel();
+  visit_dtype(x.dtype(), [&]<class T>(TypeTag<T>) {
+    const T* in = x.data<T>();
+    T* po = out.data<T>();
+    for (std::int64_t i = 0; i < total; ++i) {
+      const double v = load(in[i]);
+      // Both formulas give 0 * inf = NaN at -inf, whose limit is -0.
+      const double y = v == -std::numeric_limits<double>::infinity() ? -0.0 : tanh_form ? gelu_tanh(v) : gelu_erf(v);
+      po[i] = store<T>(y);
     }
   });
 }

@@ -33,4 +33,17 @@ void relu(DType dtype, int64_t numel, const void* x, void* y) {
       [&](int64_t, int64_t, int64_t i0, int64_t i1) { kernels.relu(dtype, x, y, i0, i1); });
 }
 
+void gelu(DType dtype, int64_t numel, const void* x, void* y, bool tanh_approximation) {
+  constexpr const char* kName = "gelu";
+  check_float_dtype(kName, dtype);
+  check_sizes(kName, {numel});
+  check_buffer(kName, "x", x, numel);
+  check_buffer(kName, "y", y, numel);
+  const KernelTable& kernels = active_kernels();
+  parallel_for_2d(1, numel, static_cast<int64_t>(2 * dtype_size(dtype)), kColumnAlign,
+                  [&](int64_t, int64_t, int64_t i0, int64_t i1) {
+                    kernels.gelu(dtype, tanh_approximation, x, y, i0, i1);
+                  });
+}
+
 }  // namespace tileops::cpu

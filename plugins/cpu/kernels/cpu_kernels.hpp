@@ -105,6 +105,16 @@ void add_row_broadcast(DType dtype, int64_t rows, int64_t n, const void* a, cons
 // dtype: float32, float16, bfloat16.
 void relu(DType dtype, int64_t numel, const void* x, void* y);
 
+// x, y: [numel] of dtype. y = x * Phi(x), Phi the standard normal distribution function, or with
+// tanh_approximation y = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))). Computed in float32
+// with a relative error, also where y is tiny, of about 5 float32 ulp for the erf form (on the
+// portable ISA, up to x^2 / 2 more for negative x) and for the tanh form of a few ulp for x >= 0
+// and up to about 3 |2u| ulp, u the tanh's argument, for negative x (the condition number there).
+// Results below about 1e-36 in magnitude may flush to zero, -0 for negative x. NaN stays NaN,
+// +inf gives +inf and -inf gives -0 (the limits). y may equal x (in place).
+// dtype: float32, float16, bfloat16.
+void gelu(DType dtype, int64_t numel, const void* x, void* y, bool tanh_approximation);
+
 // ---- Reductions ---------------------------------------------------------------------------------
 
 // x: [outer, reduce, inner] of in_dtype; y: [outer, inner] of out_dtype.

@@ -53,6 +53,7 @@ struct KernelTable {
   void (*add_row_broadcast)(DType, const void* a, const void* b_row, void* y, double alpha,
                             int64_t n, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
   void (*relu)(DType, const void* x, void* y, int64_t i0, int64_t i1);
+  void (*gelu)(DType, bool tanh_approximation, const void* x, void* y, int64_t i0, int64_t i1);
   // Work items [i0, i1) of args.
   void (*reduce)(const ReduceArgs& args, int64_t i0, int64_t i1);
   // Adds, for channels [c0, c1) and batch rows [n0, n1) of x: [N, C, inner], the sums of

@@ -69,6 +69,12 @@ void ReluKernel::forward(const Tensor& x, const Tensor& out) {
   launch_relu({x.data_ptr(), out.data_ptr(), x.numel(), x.dtype()}, stream_of(x));
 }
 
+void GeluKernel::forward(const Tensor& x, const Tensor& out) {
+  DeviceGuard on(x.device().index());
+  launch_gelu({x.data_ptr(), out.data_ptr(), x.numel(), x.dtype(), call_.approximate == Approximation::tanh},
+              stream_of(x));
+}
+
 AlibiKernel::AlibiKernel(const Call& call) : Impl(call) {
   std::vector<double> slopes(static_cast<std::size_t>(call.num_heads));
   for (std::int64_t h = 0; h < call.num_heads; ++h)

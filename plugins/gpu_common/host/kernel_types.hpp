@@ -73,6 +73,12 @@ class ReluKernel final : public ops::ReluFwdOp::Relu::Impl<GpuFloatKernel> {
   void forward(const Tensor& x, const Tensor& out) override;
 };
 
+class GeluKernel final : public ops::GeluFwdOp::Gelu::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  void forward(const Tensor& x, const Tensor& out) override;
+};
+
 // Holds the heads' slopes in device memory, uploaded once when the entry is built.
 class AlibiKernel final : public ops::AlibiFwdOp::Alibi::Impl<GpuFloatKernel> {
  public:

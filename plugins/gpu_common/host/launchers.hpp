@@ -108,6 +108,18 @@ struct ReluArgs {
 };
 void launch_relu(const ReluArgs& args, void* stream);
 
+// out = gelu(x) over `numel` contiguous elements, in float: x * Phi(x) (Phi the standard normal
+// distribution function), or with tanh_approximation 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715
+// x^3))). NaN stays NaN, +inf gives +inf and -inf gives -0 (the limits). out may be x.
+struct GeluArgs {
+  const void* x;
+  void* out;
+  std::int64_t numel;
+  DType dtype;  // float32, float16 or bfloat16
+  bool tanh_approximation;
+};
+void launch_gelu(const GeluArgs& args, void* stream);
+
 // y[h, i, j] = slopes[h] * (j - i), computed in double, for contiguous y [heads, seq, seq].
 struct AlibiArgs {
   const double* slopes;  // device memory, `heads` values

@@ -17,6 +17,7 @@ void register_kernels(Registrar& r) {
   r.add<SiluAndMulKernel>(key("silu_and_mul"));
   r.add<AddKernel>(key("add"));
   r.add<ReluKernel>(key("relu"));
+  r.add<GeluKernel>(key("gelu"));
   r.add<AlibiKernel>(key("alibi"));
   r.add<SumKernel>(key("sum"));
   r.add<ProdKernel>(key("prod"));

@@ -1,5 +1,5 @@
 // Elementwise kernels: SiluAndMul, Add (same shape, a repeated row, general strided
-// broadcast), Relu and ALiBi. Contiguous operands move 16 bytes per access where every pointer
+// broadcast), Relu, Gelu and ALiBi. Contiguous operands move 16 bytes per access where every pointer
 // is aligned and the extents divide; the rest (odd offsets, tails) go element by element.
 #include "../host/launchers.hpp"
 #include "launch.cuh"
@@ -165,6 +165,48 @@ __global__ void relu_kernel(const T* x, T* out, std::int64_t numel) {
   }
 }
 
+// --- Gelu: as relu_kernel. Both forms are x times a weight computed without cancellation, so
+// a negative x keeps its relative accuracy where the result is tiny: Phi(x) from normcdff, and
+// (1 + tanh(u)) / 2 = sigmoid(2u) from exp(-|2u|). Below -16 the weight is 0 in float; the
+// early -0 also keeps -inf from giving -inf * 0 = NaN.
+constexpr float kGeluNegligible = -16.0f;
+
+__device__ __forceinline__ float gelu_erf(float x) { return x < kGeluNegligible ? -0.0f : x * normcdff(x); }
+
+__device__ __forceinline__ float gelu_tanh(float x) {
+  if (x < kGeluNegligible) return -0.0f;
+  const float two_u = 1.5957691216057308f * x * fmaf(0.044715f * x, x, 1.0f);
+  const float e = expf(-fabsf(two_u));
+  const float r = 1.0f / (1.0f + e);
+  return x * (two_u >= 0.0f ? r : e * r);
+}
+
+template <class T, int kVec, bool kTanh>
+__global__ void gelu_kernel(const T* x, T* out, std::int64_t numel) {
+  const std::int64_t packs = numel / kVec;
+  const std::int64_t tile = static_cast<std::int64_t>(blockDim.x) * kUnroll;
+  for (std::int64_t base = blockIdx.x * tile + threadIdx.x; base < packs; base += gridDim.x * tile) {
+    Pack<T, kVec> in[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
+      if (p < packs) in[k] = load_pack<kVec>(x + p * kVec);
+    }
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
+      if (p >= packs) break;
+      Pack<T, kVec> o;
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) {
+        const float v = to_float(in[k].v[e]);
+        o.v[e] = store_as<T>(kTanh ? gelu_tanh(v) : gelu_erf(v));
+      }
+      store_pack(out + p * kVec, o);
+    }
+  }
+}
+
 // --- ALiBi: blockIdx.y walks the (head, query) rows, x walks packs of a row.
 template <class T, int kVec>
 __global__ void alibi_kernel(const double* __restrict__ slopes, T* __restrict__ y, std::int64_t heads,
@@ -274,6 +316,29 @@ void launch_relu(const ReluArgs& a, void* stream) {
     }
   });
   check_launch("relu");
+}
+
+void launch_gelu(const GeluArgs& a, void* stream) {
+  if (a.numel == 0) return;
+  with_float_type(a.dtype, "gelu", [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    const auto* x = static_cast<const T*>(a.x);
+    auto* out = static_cast<T*>(a.out);
+    const NativeStream s = native_stream(stream);
+    const bool wide = a.numel % kVec == 0 && aligned16(x) && aligned16(out);
+    const std::int64_t packs = wide ? a.numel / kVec : a.numel;
+    if (wide && a.tanh_approximation) {
+      gelu_kernel<T, kVec, true><<<flat_blocks(packs), kThreads, 0, s>>>(x, out, a.numel);
+    } else if (wide) {
+      gelu_kernel<T, kVec, false><<<flat_blocks(packs), kThreads, 0, s>>>(x, out, a.numel);
+    } else if (a.tanh_approximation) {
+      gelu_kernel<T, 1, true><<<flat_blocks(packs), kThreads, 0, s>>>(x, out, a.numel);
+    } else {
+      gelu_kernel<T, 1, false><<<flat_blocks(packs), kThreads, 0, s>>>(x, out, a.numel);
+    }
+  });
+  check_launch("gelu");
 }
 
 void launch_alibi(const AlibiArgs& a, void* stream) {

@@ -23,6 +23,7 @@ constexpr KernelTable table_for(Isa isa) {
       .add = &add_kernel,
       .add_row_broadcast = &add_row_broadcast_kernel,
       .relu = &relu_kernel,
+      .gelu = &gelu_kernel,
       .reduce = &reduce_kernel,
       .batch_norm_stats = &batch_norm_stats_kernel,
       .batch_norm_channel = &batch_norm_channel_kernel,
