@@ -78,6 +78,9 @@ def torch_case(op, rows, dtype, seed):
         return lambda: torch.add(x, r)
     if op == "relu":
         return lambda: torch.relu(x)
+    if op.startswith("gelu"):
+        approximate = "tanh" if op.endswith("tanh") else "none"
+        return lambda: F.gelu(x, approximate=approximate)
     if op == "sum":
         return lambda: torch.sum(x, -1)
     if op == "prod":

@@ -89,6 +89,10 @@ std::vector<Case> cases() {
       add(
           "relu", [] { return std::make_unique<ReluFwdOp>(); }, x_only);
       add(
+          "gelu_erf", [] { return std::make_unique<GeluFwdOp>("none"); }, x_only);
+      add(
+          "gelu_tanh", [] { return std::make_unique<GeluFwdOp>("tanh"); }, x_only);
+      add(
           "sum", [] { return std::make_unique<SumFwdOp>(std::int64_t{-1}); }, x_only);
       add(
           "prod", [] { return std::make_unique<ProdFwdOp>(std::int64_t{-1}); }, x_only);
