@@ -1,4 +1,4 @@
-// Records, enumeration and tuning (records.md), and holding sub-ops (composite.md).
+// Call records, enumeration and tuning, and holding sub-ops.
 #include <doctest/doctest.h>
 
 #include <spdlog/sinks/ostream_sink.h>
@@ -135,7 +135,7 @@ TEST_CASE("delegate_for rejects one instance under two keys, undeclared stages a
   CHECK_THROWS_WITH_AS(chain.hold("third", Identity()), doctest::Contains("stage 'third' is not declared"), TypeError);
 }
 
-TEST_CASE("records.md: a record stays readable after its op, the op's class and the class's plan are released") {
+TEST_CASE("records: a record stays readable after its op, the op's class and the class's plan are released") {
   constexpr const char* kManifest = R"yaml(
 ScaleTestFwdOp:
   family: testing
@@ -172,7 +172,7 @@ ScaleTestFwdOp:
   CHECK(record->index("S") != nullptr);
 }
 
-TEST_CASE("records.md: the record names what served the call: kernel keys in-tree, the target's name, nothing for an empty write") {
+TEST_CASE("records: the record names what served the call: kernel keys in-tree, the target's name, nothing for an empty write") {
   ScaleTestFwdOp op(2.0);
   op(ramp(3));
   CHECK(std::vector<std::string_view>(op.last_call()->kernels.begin(), op.last_call()->kernels.end()) ==

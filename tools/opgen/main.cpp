@@ -1,5 +1,5 @@
-// tileops-opgen: writes the C++ surface of the ops in manifest files (DESIGN.md "Writing an
-// op"): one header per manifest file and, optionally, the catalogue entries.
+// tileops-opgen: writes the C++ surface of the ops in manifest files (docs/writing-an-op.md):
+// one header per manifest file and, optionally, the catalogue entries.
 //
 //   tileops-opgen --out-dir DIR [--namespace NS] [--include-prefix P] [--export-macro M
 //                 --export-include H] [--catalog FILE] MANIFEST.yaml...

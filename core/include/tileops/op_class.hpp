@@ -1,5 +1,5 @@
-// OpClass: what C++ knows about an op class once, shared by all its instances (the C++ form of
-// the Python class attributes set at class definition): the manifest key, the compiled
+// OpClass: what C++ knows about an op class once, shared by all its instances (settled when
+// the class is defined): the manifest key, the compiled
 // signature plan, the in-tree kernel types, the kernel interfaces, the sub-op stages, the
 // injected-parameter allowlist and the boundary operator names.
 #pragma once

@@ -1,4 +1,4 @@
-// Static analysis over every combination of discriminant values (calls.md §6): type family
+// Static analysis over every combination of discriminant values, at plan compilation: type family
 // coverage, solvability of every index on every branch, and the effect branches.
 #include <algorithm>
 #include <cctype>

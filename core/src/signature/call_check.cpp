@@ -1,4 +1,4 @@
-// The call check (calls.md §1 steps 1-5 and §4): presence, domain restrictions, type family
+// The call check (step 2 of a call): presence, domain restrictions, type family
 // branches, unification and refinements, the call device, contiguity and `out`; then the
 // effects of the call and its record.
 #include <algorithm>

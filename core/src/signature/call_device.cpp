@@ -1,4 +1,5 @@
-// The call device (calls.md §4), device agreement, and the preconditions of `out`.
+// The call device (call-time tensors, a `device` parameter, construction-time tensors, the
+// accelerator's current device), device agreement, and the preconditions of `out`.
 #include "signature/compiled_plan.hpp"
 #include "tileops/extend/device_runtime.hpp"
 

@@ -213,7 +213,7 @@ class CompiledPlan final : public SignaturePlan {
   // (names = values)" for a rule with a manifest message, else "Op: shape_rules[i] 'text' is
   // false (names = values)"; when evaluating it fails, names the rule and the reason.
   void check_rule(std::size_t index, const Frame& f) const;
-  // Unification of actual tensors with their declarations (unify.cpp, calls.md Table 1):
+  // Unification of actual tensors with their declarations (unify.cpp, every unification form):
   // unifies each (tensor id, tensor) pair with its declaration, solving indices into `f` until
   // no more can be solved; let entries are computed as their inputs become known. The frame's
   // subjects must be selected. Throws TypeError for a dtype outside its index's set or

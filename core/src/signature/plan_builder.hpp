@@ -1,5 +1,5 @@
 // Compiles one OpSpec into a CompiledPlan, collecting every problem the static checks find
-// (calls.md §6): names and kinds, expressions, type families, let cycles, solvability of every
+// at plan compilation: names and kinds, expressions, type families, let cycles, solvability of every
 // index on every branch, effects, composition, dtype combos and workload rows.
 #pragma once
 

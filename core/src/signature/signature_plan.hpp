@@ -27,7 +27,7 @@ class OpSpec;  // the parsed manifest entry (see manifest/op_spec.hpp)
 // or default, in signature order) and the indices construction can already solve.
 struct ConstructionState {
   ParamMap params;                       // all manifest params, signature order, defaults filled
-  std::vector<IndexRecord> indices;      // `_construction_indices`
+  std::vector<IndexRecord> indices;      // the construction indices
   std::vector<IndexValue> slots;         // the plan's own pre-evaluated slots (opaque to callers)
   std::vector<std::int16_t> slot_source; // per slot: -2 not known yet, -1 given, >= 0 the tensor that solved it
   // Set for the workload-row checks: a call that no tensor places runs on meta, so checking a
@@ -89,7 +89,7 @@ class TILEOPS_API SignaturePlan {
   // Manifest parameter names, in signature order (what a target builder receives).
   virtual const std::vector<std::string>& param_names() const = 0;
   // Positions in param_names() of the construction-time tensors that do not declare
-  // `device: cpu`: a call runs with them on its call device (calls.md §4).
+  // `device: cpu`: a call runs with them on its call device.
   virtual const std::vector<std::size_t>& call_device_params() const = 0;
   // signature.inputs names in order, and whether each is optional (`optional: true` or an
   // expression).

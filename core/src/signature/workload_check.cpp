@@ -1,4 +1,4 @@
-// Static checks of workload rows (writing.md §8): labels and case ids, the indices each row
+// Static checks of workload rows (the manifest's `workloads`): labels and case ids, the indices each row
 // gives against those its branch uses, and instantiation re-inferred through the call check.
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-// Workload rows instantiated into cases (writing.md §8).
+// Workload rows (the manifest's `workloads`) instantiated into cases.
 #include <algorithm>
 
 #include "signature/compiled_plan.hpp"
