@@ -360,7 +360,7 @@ void PlanBuilder::analyse_branches() {
   }
   p.effects_ = std::move(effects);
   if (p.n_inputs_ > 0 && !p.spec_.composition) {
-    for (const EffectBranch& b : p.effects_) p.boundary_names_.push_back(b.name);
+    for (const EffectBranch& b : p.effects_) p.compile_op_names_.push_back(b.name);
   }
 
   // Branch keys: one per combination of all match subjects' values.

@@ -170,7 +170,7 @@ class CompiledPlan final : public SignaturePlan {
   bool has_call_time_tensor_input() const override { return n_inputs_ > 0; }
   bool has_composition() const override { return spec_.composition.has_value(); }
   const std::vector<std::string>& composition_stages() const override { return stage_names_; }
-  const std::vector<std::string>& boundary_operator_names() const override { return boundary_names_; }
+  const std::vector<std::string>& compile_op_names() const override { return compile_op_names_; }
   ConstructionState check_construction(const ParamMap& given) const override;
   void check_writable(const CallArgs& args, const CallCheck& check) const override;
   void check_call(const ConstructionState& state, const CallArgs& args, CallCheck& check,
@@ -272,7 +272,7 @@ class CompiledPlan final : public SignaturePlan {
   std::vector<std::string> input_names_;
   std::vector<std::string> output_names_;
   std::vector<std::string> stage_names_;
-  std::vector<std::string> boundary_names_;
+  std::vector<std::string> compile_op_names_;
 };
 
 }  // namespace tileops::detail

@@ -47,7 +47,7 @@ struct OutputPlan {
 struct CallCheck {
   std::optional<Device> device;          // the call device; nullopt when it cannot be known
   bool empty_write = false;              // every written tensor has no elements
-  int effect_branch = 0;                 // the call's effect branch: its index in boundary_operator_names()
+  int effect_branch = 0;                 // the call's effect branch: its index in compile_op_names()
                                          // (0 when the op has no compile boundary)
   boost::container::small_vector<bool, 6> written;       // per input: this call writes it
   boost::container::small_vector<bool, 6> contiguous;    // per input: declared contiguous: true
@@ -111,7 +111,7 @@ class TILEOPS_API SignaturePlan {
   // Branches with fewer effects come first: index 0 is the plain branch when the spec admits
   // one. Empty when the op has no compile boundary (no call-time tensor input, or a
   // composition).
-  virtual const std::vector<std::string>& boundary_operator_names() const = 0;
+  virtual const std::vector<std::string>& compile_op_names() const = 0;
 
   // Construction check: `given` holds the constructor's manifest parameter values (a parameter
   // left out takes its default). Checks names (unknown ones and missing required ones),
