@@ -16,7 +16,7 @@ void subtree_slots(const expr::Node& n, std::vector<int>& out) {
   for (const expr::Node& k : n.kids) subtree_slots(k, out);
 }
 
-bool decidable(const expr::Node& n, const Frame& f) {
+bool decidable(const expr::Node& n, const CheckState& f) {
   std::vector<int> slots;
   subtree_slots(n, slots);
   return std::all_of(slots.begin(), slots.end(), [&f](int s) { return f.slots[static_cast<std::size_t>(s)].known(); });
@@ -49,7 +49,7 @@ struct Variable {
 
 }  // namespace
 
-void PlanBuilder::collect_reads(const expr::Node& n, const Frame& f, std::set<int>& out) const {
+void PlanBuilder::collect_reads(const expr::Node& n, const CheckState& f, std::set<int>& out) const {
   switch (n.op) {
     case expr::NodeOp::Slot:
     case expr::NodeOp::PresentSlot: out.insert(n.index); return;
@@ -136,8 +136,8 @@ void PlanBuilder::analyse_branches() {
   };
   std::vector<EffectBranch> effects;
   for (std::size_t point = 0; point < total; ++point) {
-    Frame f;
-    p.init_frame(f);
+    CheckState f;
+    p.init_state(f);
     std::size_t rest = point;
     bool out_passed = false;
     std::string where;

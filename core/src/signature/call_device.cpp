@@ -5,7 +5,7 @@
 
 namespace tileops::detail {
 
-std::optional<Device> CompiledPlan::call_device(const CallArgs& args, const ConstructionState& st, const Frame& f,
+std::optional<Device> CompiledPlan::call_device(const CallArgs& args, const ConstructionState& st, const CheckState& f,
                                                 bool& accelerator) const {
   accelerator = false;
   for (const Tensor& x : args.inputs) {

@@ -130,7 +130,7 @@ class TILEOPS_API SignaturePlan {
   // declared set or disagreeing with its index, device mismatch) or ValueError (shape that does
   // not unify, failed refinement, non-contiguous where declared, bad `out`), e.g.
   // "RMSNormFwdOp: input 'weight' shape [4095] does not match [*normalized_shape] = [4096]".
-  // Allocates nothing beyond the record's and check's own storage (the working frame is the
+  // Allocates nothing beyond the record's and check's own storage (the working check state is the
   // calling thread's, reused across calls). Beyond `state`, it reads of each tensor only its
   // presence, dtype, shape and device and whether it is contiguous, unless
   // check.device_from_accelerator: an op's call cache replays it for calls with the same facts.

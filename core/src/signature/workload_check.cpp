@@ -74,8 +74,8 @@ void PlanBuilder::check_workloads() {
       continue;
     }
     try {
-      Frame f;
-      p.init_frame(f);
+      CheckState f;
+      p.init_state(f);
       ParamMap all;
       for (const ParamInfo& prm : p.params_) {
         if (prm.is_tensor) continue;
