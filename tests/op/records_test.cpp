@@ -19,8 +19,10 @@ namespace {
 // Captures what the tileops logger writes for the scope.
 class LogCapture {
  public:
-  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(out_)) { log().sinks().push_back(sink_); }
-  ~LogCapture() { log().sinks().pop_back(); }
+  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(out_)) {
+    tileops::detail::logger().sinks().push_back(sink_);
+  }
+  ~LogCapture() { tileops::detail::logger().sinks().pop_back(); }
   std::string text() const { return out_.str(); }
 
  private:
