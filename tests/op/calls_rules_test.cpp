@@ -53,7 +53,7 @@ TEST_CASE("calls: when the inputs are empty but the outputs are not, the impleme
   CHECK_FALSE(sum.built_entries("sum").empty());
 }
 
-TEST_CASE("calls: the class's delegate types are checked against the manifest composition, stage names and classes") {
+TEST_CASE("calls: the class's sub-op stages are checked against the manifest composition, stage names and classes") {
   CHECK_THROWS_WITH_AS(OpClass::define("RuleChainFwdOp")
                            .plan(rule_plan("RuleChainFwdOp"))
                            .delegate("second", "ScaleTestFwdOp")

@@ -104,7 +104,7 @@ class TILEOPS_API OpClass::Builder {
 
   // Finishes the record. Compiles the signature plan (SignaturePlan::for_op) unless one was
   // given, and checks the class against it: kernel types without interfaces ("declare
-  // interfaces instead"), duplicate interface names or keys, and delegate stages that differ
+  // interfaces instead"), duplicate interface names or keys, and sub-op stages that differ
   // from the manifest's composition raise TypeError. The first class built under a name is
   // also remembered for the plugin host, which checks plugins' kernel types against it when
   // they load (a class defined before load_backends() gets the full check at load).
