@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
@@ -19,10 +20,18 @@ std::shared_ptr<spdlog::logger> make_logger() {
   return logger;
 }
 
+constexpr spdlog::level::level_enum kLevels[] = {spdlog::level::trace, spdlog::level::debug,
+                                                spdlog::level::info,  spdlog::level::warn,
+                                                spdlog::level::err,   spdlog::level::critical};
+
+spdlog::level::level_enum to_spdlog(LogLevel level) { return kLevels[static_cast<int>(level)]; }
+
 }  // namespace
 
-spdlog::logger& log() {
-  static const std::shared_ptr<spdlog::logger> logger = [] {
+namespace detail {
+
+spdlog::logger& logger() {
+  static const std::shared_ptr<spdlog::logger> instance = [] {
     auto l = make_logger();
     try {
       l->set_level(spdlog::level::from_str(config().log_level));
@@ -32,15 +41,14 @@ spdlog::logger& log() {
     }
     return l;
   }();
-  return *logger;
+  return *instance;
 }
 
-void log_message(LogLevel level, std::string_view message) {
-  static constexpr spdlog::level::level_enum levels[] = {spdlog::level::trace, spdlog::level::debug,
-                                                         spdlog::level::info,  spdlog::level::warn,
-                                                         spdlog::level::err,   spdlog::level::critical};
-  log().log(levels[static_cast<int>(level)], "{}", message);
-}
+bool log_enabled(LogLevel level) { return logger().should_log(to_spdlog(level)); }
+
+}  // namespace detail
+
+void log_message(LogLevel level, std::string_view message) { detail::logger().log(to_spdlog(level), "{}", message); }
 
 void set_log_level(const std::string& level) {
   const std::optional<std::string> name = canonical_log_level(level);
@@ -48,7 +56,7 @@ void set_log_level(const std::string& level) {
     throw ConfigError("invalid log level '" + level +
                       "'; expected trace, debug, info, warn (or warning), error, critical or off, in any case");
   }
-  log().set_level(spdlog::level::from_str(*name));
+  detail::logger().set_level(spdlog::level::from_str(*name));
 }
 
 }  // namespace tileops

@@ -1,14 +1,52 @@
-// The core's spdlog logger behind tileops/logging.hpp; not installed (the tests include it too).
+// The core's side of the one log API, tileops/logging.hpp: log() formats a message and hands
+// it to log_message, as a plugin does; nothing in the core writes to the logger another way.
+// Not installed (the tests include it too).
 #pragma once
 
-#include <spdlog/spdlog.h>
+#include <utility>
+
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/logger.h>
 
 #include "tileops/export.hpp"
 #include "tileops/logging.hpp"
 
 namespace tileops {
+namespace detail {
 
-// The "tileops" logger; created on first use at the configured level.
-TILEOPS_API spdlog::logger& log();
+// The "tileops" spdlog logger behind log_message; created on first use at the configured
+// level. Only logging.cpp writes to it; tests attach sinks to it to read what was logged.
+TILEOPS_API spdlog::logger& logger();
+// Whether log_message writes a message at `level` (so that a dropped message is not formatted).
+TILEOPS_API bool log_enabled(LogLevel level);
+
+}  // namespace detail
+
+// log().warn("plugin {} failed", name): formats with fmt and calls log_message.
+class Log {
+ public:
+  template <class... A>
+  void trace(fmt::format_string<A...> format, A&&... args) const { write(LogLevel::trace, format, std::forward<A>(args)...); }
+  template <class... A>
+  void debug(fmt::format_string<A...> format, A&&... args) const { write(LogLevel::debug, format, std::forward<A>(args)...); }
+  template <class... A>
+  void info(fmt::format_string<A...> format, A&&... args) const { write(LogLevel::info, format, std::forward<A>(args)...); }
+  template <class... A>
+  void warn(fmt::format_string<A...> format, A&&... args) const { write(LogLevel::warn, format, std::forward<A>(args)...); }
+  template <class... A>
+  void error(fmt::format_string<A...> format, A&&... args) const { write(LogLevel::error, format, std::forward<A>(args)...); }
+  template <class... A>
+  void critical(fmt::format_string<A...> format, A&&... args) const {
+    write(LogLevel::critical, format, std::forward<A>(args)...);
+  }
+
+ private:
+  template <class... A>
+  static void write(LogLevel level, fmt::format_string<A...> format, A&&... args) {
+    if (detail::log_enabled(level)) log_message(level, fmt::format(format, std::forward<A>(args)...));
+  }
+};
+
+inline Log log() { return {}; }
 
 }  // namespace tileops

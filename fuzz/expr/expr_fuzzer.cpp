@@ -13,12 +13,12 @@
 
 namespace {
 
-using tileops::expr::Binding;
+using tileops::expr::Variable;
 
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 
-std::vector<Binding> frame(std::int64_t m, std::int64_t n, std::vector<std::int64_t> s, double eps) {
+std::vector<Variable> frame(std::int64_t m, std::int64_t n, std::vector<std::int64_t> s, double eps) {
   return {
       {"M", "Dim", m},
       {"N", "Dim", n},
@@ -42,8 +42,8 @@ std::vector<Binding> frame(std::int64_t m, std::int64_t n, std::vector<std::int6
   };
 }
 
-const std::vector<std::vector<Binding>>& frames() {
-  static const std::vector<std::vector<Binding>> f = {
+const std::vector<std::vector<Variable>>& frames() {
+  static const std::vector<std::vector<Variable>> f = {
       frame(6, 4, {2, 3, 4}, 1e-5),
       frame(0, 0, {0}, 0.0),
       frame(kMax, kMin, {kMax, kMin, -1, 0}, std::numeric_limits<double>::infinity()),

@@ -1,7 +1,7 @@
-// Issue 13's "what was seen", replayed through the tileops program as a user meets it: a
+// Plugin faults replayed through the tileops program as a user meets them: a
 // third-party plugin dropped beside the distribution's cpu plugin, a default target from the
 // config or the environment, a plugin kernel that throws; and a plugin whose static
-// constructor throws (issue 12 item 3).
+// constructor throws.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>

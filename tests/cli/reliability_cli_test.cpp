@@ -1,4 +1,4 @@
-// The `tileops` program on the inputs issue 12 saw crash, hang or pass: each now gives a clear
+// The `tileops` program on inputs that once crashed, hung or passed: each now gives a clear
 // message and exit status 1 (an error) or 2 (a bad argument), and never dies of a signal.
 #include <doctest/doctest.h>
 

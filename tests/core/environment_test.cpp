@@ -1,4 +1,4 @@
-// Environment variables and config values (issue 12, items 4 and 7): a malformed value is a
+// Environment variables and config values: a malformed value is a
 // ConfigError naming the variable or key, the value and what is accepted.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Files and paths from outside (issue 12, item 4): config and manifest files are read only when
+// Files and paths from outside: config and manifest files are read only when
 // they are regular files, bounded in size, never blocking on a FIFO or a device; every path
 // problem is reported naming the path and what it is.
 #include <doctest/doctest.h>

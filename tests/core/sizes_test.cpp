@@ -1,6 +1,6 @@
 // Checked sizes: element counts, strides, byte counts and views that do not fit fail with a
 // ValueError naming the tensor and the limit; allocations the host cannot give fail with an
-// OutOfMemoryError naming the device and the bytes (issue 12, item 1).
+// OutOfMemoryError naming the device and the bytes.
 #include <doctest/doctest.h>
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// The rules of "How a backend joins TileOPs" (docs/user-guide/dispatch/backends.md) and
-// "Adding a hardware backend" (docs/backends.md) that the suites elsewhere do not already
+// The rules of the two ways a backend joins (a kernel type, a whole-op target; see
+// docs/plugin-guide.md) that the suites elsewhere do not already
 // check; see tests/op/targets_test.cpp, target_source_test.cpp and tests/plugin_host/*.cpp for
 // the others.
 #include <doctest/doctest.h>
@@ -12,7 +12,7 @@
 using namespace tileops;
 using namespace tileops::test;
 
-TEST_CASE("dispatch/backends.md: an empty write on a device a target claims runs neither the target nor forward, and fixes no target") {
+TEST_CASE("backends: an empty write on a device a target claims runs neither the target nor forward, and fixes no target") {
   RuleTarget target;
   ScaleTestFwdOp op(2.0);
   const Tensor y = op(Tensor::empty({0, 4}, DType::float32, Device::parse("rule_t:1")));
@@ -28,7 +28,7 @@ TEST_CASE("dispatch/backends.md: an empty write on a device a target claims runs
   CHECK(target.builds == 1);
 }
 
-TEST_CASE("dispatch/backends.md: an input the call writes reaches the target as the caller passed it, an unwritten one arrives contiguous") {
+TEST_CASE("backends: an input the call writes reaches the target as the caller passed it, an unwritten one arrives contiguous") {
   Registrar reg("rules");
   reg.register_device_runtime(std::make_shared<HostRuntime>("relu_t", 1, false));
   reg.register_detector("relu_t", [](const Device& d) { return d.type().name() == "relu_t"; });
@@ -71,7 +71,7 @@ TEST_CASE("dispatch/backends.md: an input the call writes reaches the target as 
   CHECK(storages[1] != base.storage());
 }
 
-TEST_CASE("docs/backends.md: parameters reach the builder by name as the instance holds them, a null default arrives as null") {
+TEST_CASE("backends: parameters reach the builder by name as the instance holds them, a null default arrives as null") {
   Registrar reg("rules");
   reg.register_device_runtime(std::make_shared<HostRuntime>("norm_t", 1, false));
   reg.register_detector("norm_t", [](const Device& d) { return d.type().name() == "norm_t"; });
@@ -90,7 +90,7 @@ TEST_CASE("docs/backends.md: parameters reach the builder by name as the instanc
   CHECK(seen[1].at("eps") == Value(1e-3));
 }
 
-TEST_CASE("docs/backends.md: each detector is asked once while an op instance settles its target, and not again once it is fixed") {
+TEST_CASE("backends: each detector is asked once while an op instance settles its target, and not again once it is fixed") {
   RuleTarget target;
   std::atomic<int> other_asked{0};
   Registrar other("other_rules");
@@ -148,7 +148,7 @@ class FactsKernel final : public Kernel, public ScaleInterface {
 
 }  // namespace
 
-TEST_CASE("docs/backends.md: nothing reads the device's hardware facts on the way to a target's builder or kernel") {
+TEST_CASE("backends: nothing reads the device's hardware facts on the way to a target's builder or kernel") {
   auto runtime = std::make_shared<FactsCountingRuntime>();
   Registrar reg("rules");
   reg.register_device_runtime(runtime);
@@ -171,7 +171,7 @@ TEST_CASE("docs/backends.md: nothing reads the device's hardware facts on the wa
   CHECK(runtime->reads > 0);
 }
 
-TEST_CASE("docs/backends.md: target=builtin on a device without in-tree kernels says so and names the targets that build the op") {
+TEST_CASE("backends: target=builtin on a device without in-tree kernels says so and names the targets that build the op") {
   RuleTarget target;
   ScaleTestFwdOp op(1.0, std::string(BUILTIN));
   CHECK_THROWS_WITH_AS(op(to_device(ramp(2), "rule_t:0")), doctest::Contains("in-tree kernels do not run on rule_t:0"),
@@ -181,7 +181,7 @@ TEST_CASE("docs/backends.md: target=builtin on a device without in-tree kernels 
   CHECK(target.builds == 0);
 }
 
-TEST_CASE("docs/backends.md: an op written only for external backends raises OpNotAvailableError when no target serves it") {
+TEST_CASE("backends: an op written only for external backends raises OpNotAvailableError when no target serves it") {
   Registrar reg("rules");
   reg.register_device_runtime(std::make_shared<HostRuntime>("only_t", 1, false));
   reg.register_detector("only_t", [](const Device& d) { return d.type().name() == "only_t"; });

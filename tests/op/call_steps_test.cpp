@@ -1,4 +1,4 @@
-// The call entry (seed Table 2) and the seven steps of a call (seed Table 3).
+// The call entry (Op::call, run_call, boundary operators) and the seven steps of a call.
 #include <doctest/doctest.h>
 
 #include "support/test_ops.hpp"
@@ -8,7 +8,7 @@
 using namespace tileops;
 using namespace tileops::test;
 
-TEST_CASE("Table 2 row 1: op(...) of an op with boundary operators runs the body through run_call") {
+TEST_CASE("call entry 1: op(...) of an op with boundary operators runs the body through run_call") {
   ScaleTestFwdOp op(2.0);
   const Tensor y = op(ramp(3));
   CHECK(y.to_doubles() == std::vector<double>{2, 4, 6});
@@ -16,7 +16,7 @@ TEST_CASE("Table 2 row 1: op(...) of an op with boundary operators runs the body
   CHECK(op.last_call()->tensor("y")->shape == Shape{3});
 }
 
-TEST_CASE("Table 2 row 2: a composite without boundary operators binds its arguments and runs run_call") {
+TEST_CASE("call entry 2: a composite without boundary operators binds its arguments and runs run_call") {
   ChainTestFwdOp chain;
   const Tensor y = chain(ramp(2));
   CHECK(y.to_doubles() == std::vector<double>{6, 12});
@@ -24,7 +24,7 @@ TEST_CASE("Table 2 row 2: a composite without boundary operators binds its argum
   CHECK(chain.last_call()->op == "ChainTestFwdOp");
 }
 
-TEST_CASE("Table 2 row 3: an eager call on meta tensors runs the fake: check, record, outputs by the signature") {
+TEST_CASE("call entry 3: an eager call on meta tensors runs the fake: check, record, outputs by the signature") {
   counters().reset();
   ScaleTestFwdOp op(2.0);
   const Tensor x = Tensor::empty({5, 7}, DType::bfloat16, Device::meta());
@@ -39,7 +39,7 @@ TEST_CASE("Table 2 row 3: an eager call on meta tensors runs the fake: check, re
   CHECK_THROWS_AS(op(Tensor::empty({5, 7}, DType::int32, Device::meta())), TypeError);
 }
 
-TEST_CASE("Table 2 row 4: a captured composite is not entered, its sub-ops' calls become graph nodes") {
+TEST_CASE("call entry 4: a captured composite is not entered, its sub-ops' calls become graph nodes") {
   auto chain = std::make_unique<ChainTestFwdOp>();
   const TensorSpec spec{Device::cpu(), DType::float32, Shape{3}};
   const Graph graph = Graph::capture(std::span(&spec, 1), [&](std::span<const Tensor> in) {
@@ -72,7 +72,7 @@ TEST_CASE("a graph keeps real tensors passed during capture as constants") {
   CHECK_THROWS_WITH_AS(graph.run(std::span(&wrong, 1)), doctest::Contains("captured for float32[3]"), ValueError);
 }
 
-TEST_CASE("Table 3 step 2: a call that fails its signature check runs nothing") {
+TEST_CASE("call step 2: a call that fails its signature check runs nothing") {
   ScaleTestFwdOp op;
   CHECK_THROWS_AS(op(ramp(3), ramp(4)), ValueError);  // bias [4] against x [3]
   CHECK_THROWS_AS(op(ramp(3, DType::int32)), TypeError);
@@ -81,7 +81,7 @@ TEST_CASE("Table 3 step 2: a call that fails its signature check runs nothing") 
   CHECK_THROWS_AS(op.last_call(), RuntimeError);
 }
 
-TEST_CASE("Table 3 step 3: when every written tensor is empty no implementation runs and no target is selected") {
+TEST_CASE("call step 3: when every written tensor is empty no implementation runs and no target is selected") {
   counters().reset();
   ScaleTestFwdOp op;
   const Tensor y = op(Tensor::empty({0, 4}, DType::float16));
@@ -93,7 +93,7 @@ TEST_CASE("Table 3 step 3: when every written tensor is empty no implementation 
   CHECK(op.last_call()->tensor("y")->shape == Shape{0, 4});
 }
 
-TEST_CASE("Table 3 steps 4 and 5: the first call that runs an implementation selects the target") {
+TEST_CASE("call steps 4 and 5: the first call that runs an implementation selects the target") {
   ScaleTestFwdOp op;
   CHECK_FALSE(op.serving_target().has_value());
   op(ramp(2));
@@ -112,7 +112,7 @@ class WrongShape final : public Kernel, public ScaleInterface {
 
 }  // namespace
 
-TEST_CASE("Table 3 step 6: an implementation that breaks the signature fails the call") {
+TEST_CASE("call step 6: an implementation that breaks the signature fails the call") {
   Registrar reg("test");
   reg.register_kernel_type<WrongShape>("ScaleTestFwdOp", "wrong_shape");
   ScaleTestFwdOp op;
@@ -122,7 +122,7 @@ TEST_CASE("Table 3 step 6: an implementation that breaks the signature fails the
   CHECK(op.last_call() == before);
 }
 
-TEST_CASE("Table 3 step 7: the record keeps shapes, dtypes, indices and becomes last_call") {
+TEST_CASE("call step 7: the record keeps shapes, dtypes, indices and becomes last_call") {
   ScaleTestFwdOp op(2.0);
   op(ramp(3), ramp(3));
   const SignatureCallPtr rec = op.last_call();
@@ -138,7 +138,7 @@ TEST_CASE("Table 3 step 7: the record keeps shapes, dtypes, indices and becomes 
   CHECK(op.last_call()->tensor("bias") == nullptr);
 }
 
-TEST_CASE("Table 3 steps 1 and 7: sub-op calls are filed under their stages in the parent's record") {
+TEST_CASE("call steps 1 and 7: sub-op calls are filed under their stages in the parent's record") {
   ChainTestFwdOp chain;
   chain(ramp(4));
   const SignatureCallPtr rec = chain.last_call();
@@ -159,7 +159,7 @@ TEST_CASE("a sub-op not held through delegate_for fails the parent call") {
   CHECK(stray.last_call() != nullptr);  // the stray's own call completed
 }
 
-TEST_CASE("composite.md: a stray sub-op that is a local of forward is named by the failure after it is gone") {
+TEST_CASE("composite: a stray sub-op that is a local of forward is named by the failure after it is gone") {
   ChainTestFwdOp chain;
   chain.local_stray = true;
   const std::string probe = ScaleTestFwdOp().instance_key();  // "ScaleTestFwdOp#<n>"; keys count up

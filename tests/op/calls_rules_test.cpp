@@ -1,5 +1,5 @@
-// The rules of the user guide's "Calls and validation" page (docs/user-guide/manifest/calls.md)
-// that the suites elsewhere do not already check; see tests/signature/*.cpp and
+// The rules of calls and their validation against the manifest (empty writes, composition,
+// shape_rules) that the suites elsewhere do not already check; see tests/signature/*.cpp and
 // tests/op/call_steps_test.cpp for the others.
 #include <doctest/doctest.h>
 
@@ -12,7 +12,7 @@
 using namespace tileops;
 using namespace tileops::test;
 
-TEST_CASE("calls.md: an empty write creates its new outputs on the call device, with the checked shape and dtype") {
+TEST_CASE("calls: an empty write creates its new outputs on the call device, with the checked shape and dtype") {
   Registrar reg("rules");
   reg.register_device_runtime(std::make_shared<HostRuntime>("empty_t", 2, false));
   ScaleTestFwdOp op(2.0);
@@ -24,7 +24,7 @@ TEST_CASE("calls.md: an empty write creates its new outputs on the call device, 
   CHECK(op.last_call()->device == Device::parse("empty_t:1"));
 }
 
-TEST_CASE("calls.md: an empty write returns the out buffer and the written inputs unchanged") {
+TEST_CASE("calls: an empty write returns the out buffer and the written inputs unchanged") {
   const Tensor base = Tensor::zeros({4}, DType::float32);
   const Tensor empty = base.slice(0, 2, 2);  // no elements, on real storage
   REQUIRE(empty.numel() == 0);
@@ -44,7 +44,7 @@ TEST_CASE("calls.md: an empty write returns the out buffer and the written input
   CHECK(relu.last_call()->written.size() == 1);
 }
 
-TEST_CASE("calls.md: when the inputs are empty but the outputs are not, the implementation runs as usual") {
+TEST_CASE("calls: when the inputs are empty but the outputs are not, the implementation runs as usual") {
   SumFwdOp sum(std::int64_t{0});
   const Tensor y = sum(Tensor::zeros({0, 3}, DType::float32));
   CHECK(y.shape() == Shape{3});
@@ -53,7 +53,7 @@ TEST_CASE("calls.md: when the inputs are empty but the outputs are not, the impl
   CHECK_FALSE(sum.built_entries("sum").empty());
 }
 
-TEST_CASE("calls.md: the class's delegate types are checked against the manifest composition, stage names and classes") {
+TEST_CASE("calls: the class's sub-op stages are checked against the manifest composition, stage names and classes") {
   CHECK_THROWS_WITH_AS(OpClass::define("RuleChainFwdOp")
                            .plan(rule_plan("RuleChainFwdOp"))
                            .delegate("second", "ScaleTestFwdOp")
@@ -108,7 +108,7 @@ std::string with_rule(const std::string& rule) {
 
 }  // namespace
 
-TEST_CASE("calls.md: shape_rules hold refinements only, a form that reads a shape, tests None or defines a name is rejected") {
+TEST_CASE("calls: shape_rules hold refinements only, a form that reads a shape, tests None or defines a name is rejected") {
   CHECK_NOTHROW(SignaturePlan::from_yaml(with_rule("not present(bias) or N > 0"), "RejectFwdOp"));
   CHECK_NOTHROW(SignaturePlan::from_yaml(with_rule("not present(limit) or limit.value > 0"), "RejectFwdOp"));
   const std::vector<std::string> rejected{

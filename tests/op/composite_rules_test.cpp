@@ -1,4 +1,4 @@
-// The rules of the user guide's "Composite ops" page (docs/user-guide/op/composite.md) that
+// The rules of composite ops (sub-ops held for stages, their targets, records and tuning) that
 // the suites elsewhere do not already check; see tests/op/records_test.cpp, call_steps_test.cpp,
 // failure_test.cpp and targets_test.cpp for the others.
 #include <doctest/doctest.h>
@@ -9,7 +9,7 @@
 using namespace tileops;
 using namespace tileops::test;
 
-TEST_CASE("composite.md: held_delegates and a record's stages follow the stage order of delegate_types, not the order sub-ops were held") {
+TEST_CASE("composite: held_delegates and a record's stages follow the stage order of delegate_types, not the order sub-ops were held") {
   RuleChainFwdOp chain({}, true, /*second_first=*/true);
   const auto held = chain.held_delegates();
   REQUIRE(held.size() == 2);
@@ -24,7 +24,7 @@ TEST_CASE("composite.md: held_delegates and a record's stages follow the stage o
   CHECK(rec->stages[1].stage == "second");
 }
 
-TEST_CASE("composite.md: a composite in tuned mode puts each sub-op it holds afterwards in tuned mode, built or injected") {
+TEST_CASE("composite: a composite in tuned mode puts each sub-op it holds afterwards in tuned mode, built or injected") {
   RuleChainFwdOp untuned({}, false);
   CHECK_FALSE(untuned.hold("first", Identity(), nullptr, 2.0).tune_requested());
 
@@ -37,7 +37,7 @@ TEST_CASE("composite.md: a composite in tuned mode puts each sub-op it holds aft
   CHECK(injected->tune_requested());
 }
 
-TEST_CASE("composite.md: a sub-op held in forward per call-time argument is built once per identity and filed under its stage") {
+TEST_CASE("composite: a sub-op held in forward per call-time argument is built once per identity and filed under its stage") {
   RuleChainFwdOp chain({}, false);
   chain.body = [](RuleChainFwdOp& self, const Tensor& x) {
     return self.hold("second", Identity::of(std::int64_t{x.numel()}), nullptr, 3.0)(x);
@@ -54,7 +54,7 @@ TEST_CASE("composite.md: a sub-op held in forward per call-time argument is buil
   CHECK(rec->stage_calls("first").empty());
 }
 
-TEST_CASE("composite.md: the calls of one stage are filed in completion order, whatever order their sub-ops were held in") {
+TEST_CASE("composite: the calls of one stage are filed in completion order, whatever order their sub-ops were held in") {
   RuleChainFwdOp chain({}, false);
   ScaleTestFwdOp& held_first = chain.hold("second", Identity::of(std::int64_t{1}), nullptr, 2.0);
   ScaleTestFwdOp& held_second = chain.hold("second", Identity::of(std::int64_t{2}), nullptr, 3.0);
@@ -66,7 +66,7 @@ TEST_CASE("composite.md: the calls of one stage are filed in completion order, w
   CHECK(calls[1] == held_first.last_call());
 }
 
-TEST_CASE("composite.md: a composite that also declares kernels of its own raises OpNotAvailableError when its target has no builder for it") {
+TEST_CASE("composite: a composite that also declares kernels of its own raises OpNotAvailableError when its target has no builder for it") {
   RuleTarget target;
   SUBCASE("the target given to the constructor") {
     RuleMixedFwdOp op("rule_t");
@@ -89,7 +89,7 @@ TEST_CASE("composite.md: a composite that also declares kernels of its own raise
   }
 }
 
-TEST_CASE("composite.md: each sub-op selects its own target, a built one inherits the composite's, an injected one keeps its own") {
+TEST_CASE("composite: each sub-op selects its own target, a built one inherits the composite's, an injected one keeps its own") {
   Registrar reg("rules");
   reg.register_kernel_type<ScaleShort>("ScaleTestFwdOp", "scale_short");
   RuleChainFwdOp chain(std::string(REFERENCE), false);

@@ -1,4 +1,4 @@
-// Many threads calling shared op instances (DESIGN.md §8): cached calls take no exclusive
+// Many threads calling shared op instances: cached calls take no exclusive
 // lock, the selecting call commits or undoes before others use the selection, and failing
 // calls leave the shared state intact. Run under TILEOPS_SANITIZE=thread and =address.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// The seed's rule that construction probes no device: compiling a plan checks every workload
+// The rule that construction probes no device: compiling a plan checks every workload
 // row with a call on meta, so a tensor-less op's rows never ask the accelerator runtime which
 // devices it has or which one is current.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// Construction-time tensors and the call device (calls.md §4, structure.md): a construction-time
+// Construction-time tensors and the call device: a construction-time
 // tensor that does not declare `device: cpu` is copied to the call device, once per device, and
 // the instance keeps the copy; the target builder and forward both see it there.
 #include <doctest/doctest.h>
@@ -39,7 +39,7 @@ struct OffsetTarget {
 
 }  // namespace
 
-TEST_CASE("calls.md §4: the target builder receives a construction-time tensor on the call device") {
+TEST_CASE("call device: the target builder receives a construction-time tensor on the call device") {
   OffsetTarget target;
   const Tensor offset = ramp(3);
   OffsetTestFwdOp op(offset);
@@ -55,7 +55,7 @@ TEST_CASE("calls.md §4: the target builder receives a construction-time tensor 
   CHECK(std::get<Tensor>(op.params().at("offset")).data_ptr() == offset.data_ptr());  // construction's value stays
 }
 
-TEST_CASE("structure.md: the instance copies a construction-time tensor once per call device and keeps the copy") {
+TEST_CASE("instance state: the instance copies a construction-time tensor once per call device and keeps the copy") {
   Registrar reg("plain_test");
   reg.register_device_runtime(std::make_shared<HostRuntime>("plain_t", 1, false));
   const Tensor offset = ramp(3);
@@ -71,7 +71,7 @@ TEST_CASE("structure.md: the instance copies a construction-time tensor once per
   CHECK(op.seen_offset.data_ptr() == offset.data_ptr());  // already on the call device: no copy
 }
 
-TEST_CASE("calls.md §4: a construction-time tensor on another device follows a cpu call device") {
+TEST_CASE("call device: a construction-time tensor on another device follows a cpu call device") {
   Registrar reg("plain_test");
   reg.register_device_runtime(std::make_shared<HostRuntime>("plain_t", 1, false));
   const Tensor offset = ramp(3);

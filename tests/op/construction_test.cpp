@@ -1,5 +1,5 @@
-// Op construction: the five steps of the seed's Table 1, and the contract checks of the
-// implementation table (seed §4 "安装实现表").
+// Op construction: its five steps (registry, parameters, implementation table, instance key,
+// empty binding), and the contract checks of the implementation table.
 #include <doctest/doctest.h>
 
 #include "support/test_ops.hpp"
@@ -63,13 +63,13 @@ OpClass::Builder scale_class() {
 
 }  // namespace
 
-TEST_CASE("Table 1 row 2: parameters are checked at construction and defaults filled in") {
+TEST_CASE("construction step 2: parameters are checked at construction and defaults filled in") {
   ScaleTestFwdOp op;
   CHECK(op.params().at("scale") == Value(1.0));
   CHECK_THROWS_WITH_AS(ScaleTestFwdOp(-2.0), doctest::Contains("scale > 0"), ValueError);
 }
 
-TEST_CASE("Table 1 row 3: registered kernel types enter instances constructed after registration") {
+TEST_CASE("construction step 3: registered kernel types enter instances constructed after registration") {
   ScaleTestFwdOp before;
   Registrar reg("test");
   reg.register_kernel_type<ScaleShort>("ScaleTestFwdOp", "scale_short");
@@ -83,7 +83,7 @@ TEST_CASE("Table 1 row 3: registered kernel types enter instances constructed af
   CHECK(after.key_for("scale", call) == "scale_reference");
 }
 
-TEST_CASE("Table 1 row 3: a registered key equal to an in-tree key fails construction") {
+TEST_CASE("construction step 3: a registered key equal to an in-tree key fails construction") {
   Registrar reg("vendor");
   reg.register_kernel_type<ScaleShort>("ScaleTestFwdOp", "scale_reference");
   CHECK_THROWS_WITH_AS(ScaleTestFwdOp(), doctest::Contains("reuse keys it has"), ValueError);
@@ -98,30 +98,30 @@ TEST_CASE("registering the same key twice under one op is a BackendError") {
                        BackendError);
 }
 
-TEST_CASE("Table 1 row 3: a key implementing none of the op's interfaces fails construction") {
+TEST_CASE("construction step 3: a key implementing none of the op's interfaces fails construction") {
   static const OpClass cls = scale_class().kernel_type<ScaleReference>("scale_reference").kernel_type<OtherKernel>("other").build();
   CHECK_THROWS_WITH_AS(ScaleTestFwdOp(cls, 1.0, {}), doctest::Contains("keys implement none of its kernel interfaces"),
                        TypeError);
 }
 
-TEST_CASE("Table 1 row 3: two general implementations of one interface fail construction") {
+TEST_CASE("construction step 3: two general implementations of one interface fail construction") {
   static const OpClass cls =
       scale_class().kernel_type<ScaleReference>("scale_reference").kernel_type<ExtraScale<1, true>>("general_two").build();
   CHECK_THROWS_WITH_AS(ScaleTestFwdOp(cls, 1.0, {}), doctest::Contains("has more than one general implementation"),
                        ValueError);
 }
 
-TEST_CASE("Table 1 row 3: preferred_over must name another key of the same interface") {
+TEST_CASE("construction step 3: preferred_over must name another key of the same interface") {
   static const OpClass cls = scale_class().kernel_type<PrefersOther>("prefers_other").build();
   CHECK_THROWS_WITH_AS(ScaleTestFwdOp(cls, 1.0, {}), doctest::Contains("is preferred over 'other_key'"), ValueError);
 }
 
-TEST_CASE("Table 1 row 3: a general implementation may not declare preferred_over") {
+TEST_CASE("construction step 3: a general implementation may not declare preferred_over") {
   static const OpClass cls = scale_class().kernel_type<GeneralWithPreference>("general_pref").kernel_type<ExtraScale<2>>("scale_reference").build();
   CHECK_THROWS_WITH_AS(ScaleTestFwdOp(cls, 1.0, {}), doctest::Contains("declares preferred_over"), ValueError);
 }
 
-TEST_CASE("Table 1 row 3: preferences that form a cycle fail construction") {
+TEST_CASE("construction step 3: preferences that form a cycle fail construction") {
   static const OpClass cls = scale_class().kernel_type<CycleKernel<0>>("cycle_a").kernel_type<CycleKernel<1>>("cycle_b").build();
   CHECK_THROWS_WITH_AS(ScaleTestFwdOp(cls, 1.0, {}), doctest::Contains("preferences form a cycle through"), ValueError);
 }
@@ -146,7 +146,7 @@ TEST_CASE("compile-time contracts: implementations derive Kernel and one interfa
   CHECK(true);
 }
 
-TEST_CASE("Table 1 row 4: every instance gets a key never reused in the process") {
+TEST_CASE("construction step 4: every instance gets a key never reused in the process") {
   std::string first;
   {
     ScaleTestFwdOp op;
@@ -157,7 +157,7 @@ TEST_CASE("Table 1 row 4: every instance gets a key never reused in the process"
   CHECK(again.instance_key() != first);
 }
 
-TEST_CASE("Table 1 rows 3 and 5: construction builds empty caches, selects nothing and builds no kernel") {
+TEST_CASE("construction steps 3 and 5: construction builds empty caches, selects nothing and builds no kernel") {
   counters().reset();
   ScaleTestFwdOp op;
   CHECK_FALSE(op.serving_target().has_value());

@@ -1,5 +1,5 @@
-// The rules of the user guide's "How an op selects a kernel" and "Adding a kernel to an op"
-// pages (docs/user-guide/dispatch/index.md, writing.md) that the suites elsewhere do not
+// The rules of how an op selects a kernel (availability, applicability, precedence) and of
+// what a kernel type declares that the suites elsewhere do not
 // already check; see tests/op/kernel_cache_test.cpp and construction_test.cpp for the others.
 #include <doctest/doctest.h>
 
@@ -75,7 +75,7 @@ ScaleCall call_on(const char* device, std::int64_t n, std::optional<int> arch = 
 
 }  // namespace
 
-TEST_CASE("dispatch/index.md: selection does not depend on the order the implementations are declared in") {
+TEST_CASE("dispatch: selection does not depend on the order the implementations are declared in") {
   static const OpClass forward_order = scale_class().kernel_type<RowsShort>("rows_short").kernel_type<RowsAny>("rows_any").build();
   static const OpClass reverse_order = scale_class().kernel_type<RowsAny>("rows_any").kernel_type<RowsShort>("rows_short").build();
   for (const OpClass* cls : {&forward_order, &reverse_order}) {
@@ -86,7 +86,7 @@ TEST_CASE("dispatch/index.md: selection does not depend on the order the impleme
   }
 }
 
-TEST_CASE("dispatch/writing.md: an implementation that declares nothing runs on cuda devices of every architecture and serves every call") {
+TEST_CASE("dispatch: an implementation that declares nothing runs on cuda devices of every architecture and serves every call") {
   static const OpClass cls = scale_class().kernel_type<Bare>("bare").build();
   ScaleTestFwdOp op(cls, 1.0, {});
   CHECK_THROWS_WITH_AS(op.key_for("scale", call_on("cpu", 4)), doctest::Contains("in-tree kernels do not run on cpu"),
@@ -98,7 +98,7 @@ TEST_CASE("dispatch/writing.md: an implementation that declares nothing runs on 
   }
 }
 
-TEST_CASE("dispatch/writing.md: the default entry_for takes the whole call spec as the build identity") {
+TEST_CASE("dispatch: the default entry_for takes the whole call spec as the build identity") {
   static const OpClass cls = scale_class().kernel_type<ScaleReference>("scale_reference").kernel_type<ScaleShort>("scale_short").build();
   counters().reset();
   ScaleTestFwdOp op(cls, 1.0, {});
@@ -114,7 +114,7 @@ TEST_CASE("dispatch/writing.md: the default entry_for takes the whole call spec 
   CHECK(entries[0].identity != entries[1].identity);
 }
 
-TEST_CASE("dispatch/writing.md: availability filters before precedence: a preferred implementation the architecture lacks takes no part") {
+TEST_CASE("dispatch: availability filters before precedence: a preferred implementation the architecture lacks takes no part") {
   Registrar reg("rules");
   reg.register_device_runtime(std::make_shared<HostRuntime>("arch_t", 1, false, 80));
   reg.register_kernel_type<ArchPreferred>("ScaleTestFwdOp", "arch_preferred");

@@ -1,4 +1,4 @@
-// Failure and undo (seed §6, Table 6).
+// Failure and undo: the binding's reset when the selecting call fails, last_call kept.
 #include <doctest/doctest.h>
 
 #include "support/test_ops.hpp"
@@ -29,7 +29,7 @@ Tensor negative() { return Tensor::from_doubles(std::vector<double>{-1, 2}, std:
 
 }  // namespace
 
-TEST_CASE("Table 6 row 1: a failing call that selected the target undoes the selection and drops its kernels") {
+TEST_CASE("failure: a failing call that selected the target undoes the selection and drops its kernels") {
   Registrar reg("test");
   reg.register_kernel_type<FailOnNegative>("ScaleTestFwdOp", "fail_on_negative");
   counters().reset();
@@ -44,7 +44,7 @@ TEST_CASE("Table 6 row 1: a failing call that selected the target undoes the sel
   CHECK(counters().builds == 2);
 }
 
-TEST_CASE("Table 6 row 2: a failing call after an earlier selection keeps the target, the kernels and last_call") {
+TEST_CASE("failure: a failing call after an earlier selection keeps the target, the kernels and last_call") {
   Registrar reg("test");
   reg.register_kernel_type<FailOnNegative>("ScaleTestFwdOp", "fail_on_negative");
   ScaleTestFwdOp op(2.0);

@@ -1,4 +1,4 @@
-// kernel_for and the kernel cache (seed §5, Table 5), and dispatch (DESIGN.md §5).
+// kernel_for and the kernel cache (kernel types, entries, built entries), and dispatch.
 #include <doctest/doctest.h>
 
 #include "support/host_runtime.hpp"

@@ -1,5 +1,4 @@
-// The rules of the user guide's "Call records and tuning" page (docs/user-guide/op/records.md)
-// that the suites elsewhere do not already check; see tests/op/records_test.cpp and
+// The rules of call records and tuning that the suites elsewhere do not already check; see tests/op/records_test.cpp and
 // tests/signature/builtin_ops_test.cpp for the others.
 #include <doctest/doctest.h>
 
@@ -10,7 +9,7 @@
 using namespace tileops;
 using namespace tileops::test;
 
-TEST_CASE("records.md: a record stays as it was when later calls complete, it is immutable once it is last_call") {
+TEST_CASE("records: a record stays as it was when later calls complete, it is immutable once it is last_call") {
   ScaleTestFwdOp op(2.0);
   op(ramp(3), ramp(3));
   const SignatureCallPtr rec = op.last_call();
@@ -25,7 +24,7 @@ TEST_CASE("records.md: a record stays as it was when later calls complete, it is
   CHECK(*rec->index("S") == IndexValue(Shape{3}));
 }
 
-TEST_CASE("records.md: an out buffer the caller passes is recorded under its output's name, not separately, and has_out says so") {
+TEST_CASE("records: an out buffer the caller passes is recorded under its output's name, not separately, and has_out says so") {
   AddFwdOp add;
   const Tensor out = Tensor::zeros({3}, DType::float32);
   add(ramp(3), ramp(3), out);
@@ -40,7 +39,7 @@ TEST_CASE("records.md: an out buffer the caller passes is recorded under its out
   CHECK(add.last_call()->tensors.size() == 3);
 }
 
-TEST_CASE("records.md: iter_kernels yields a kernel once, though several call specs share its entry") {
+TEST_CASE("records: iter_kernels yields a kernel once, though several call specs share its entry") {
   counters().reset();
   ScaleTestFwdOp op(2.0);
   op(ramp(2));
@@ -52,7 +51,7 @@ TEST_CASE("records.md: iter_kernels yields a kernel once, though several call sp
   CHECK(op.iter_kernels().size() == 2);
 }
 
-TEST_CASE("records.md: iter_kernels does not walk the kernels a target built, built_entries lists them whatever interface is named") {
+TEST_CASE("records: iter_kernels does not walk the kernels a target built, built_entries lists them whatever interface is named") {
   RuleTarget target;
   ScaleTestFwdOp op(1.0);
   op(to_device(ramp(3), "rule_t:0"));
@@ -78,7 +77,7 @@ struct OwnTuning : ScaleTestFwdOp {
 
 }  // namespace
 
-TEST_CASE("records.md: a sub-op's own request_tune override is what the composite's request_tune reaches") {
+TEST_CASE("records: a sub-op's own request_tune override is what the composite's request_tune reaches") {
   auto own = std::make_shared<OwnTuning>(2.0, Target{});
   RuleChainFwdOp chain({}, false);
   chain.hold("first", Identity(), own);

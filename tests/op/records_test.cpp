@@ -1,4 +1,4 @@
-// Records, enumeration and tuning (records.md), and holding sub-ops (composite.md).
+// Call records, enumeration and tuning, and holding sub-ops.
 #include <doctest/doctest.h>
 
 #include <spdlog/sinks/ostream_sink.h>
@@ -19,8 +19,10 @@ namespace {
 // Captures what the tileops logger writes for the scope.
 class LogCapture {
  public:
-  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(out_)) { log().sinks().push_back(sink_); }
-  ~LogCapture() { log().sinks().pop_back(); }
+  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(out_)) {
+    tileops::detail::logger().sinks().push_back(sink_);
+  }
+  ~LogCapture() { tileops::detail::logger().sinks().pop_back(); }
   std::string text() const { return out_.str(); }
 
  private:
@@ -135,7 +137,7 @@ TEST_CASE("delegate_for rejects one instance under two keys, undeclared stages a
   CHECK_THROWS_WITH_AS(chain.hold("third", Identity()), doctest::Contains("stage 'third' is not declared"), TypeError);
 }
 
-TEST_CASE("records.md: a record stays readable after its op, the op's class and the class's plan are released") {
+TEST_CASE("records: a record stays readable after its op, the op's class and the class's plan are released") {
   constexpr const char* kManifest = R"yaml(
 ScaleTestFwdOp:
   family: testing
@@ -172,7 +174,7 @@ ScaleTestFwdOp:
   CHECK(record->index("S") != nullptr);
 }
 
-TEST_CASE("records.md: the record names what served the call: kernel keys in-tree, the target's name, nothing for an empty write") {
+TEST_CASE("records: the record names what served the call: kernel keys in-tree, the target's name, nothing for an empty write") {
   ScaleTestFwdOp op(2.0);
   op(ramp(3));
   CHECK(std::vector<std::string_view>(op.last_call()->kernels.begin(), op.last_call()->kernels.end()) ==

@@ -1,5 +1,5 @@
-// The rules of the user guide's "Class structure and instance state" page
-// (docs/user-guide/op/structure.md) that the suites elsewhere do not already check; see
+// The rules of an op's class structure and instance state (the binding and the running
+// state) that the suites elsewhere do not already check; see
 // tests/op/construction_test.cpp, failure_test.cpp and records_test.cpp for the others.
 #include <doctest/doctest.h>
 
@@ -38,7 +38,7 @@ Tensor negative_on(const char* device) {
 
 }  // namespace
 
-TEST_CASE("structure.md: undoing a target selection keeps the running group: tuned mode and the tuning warning, given once") {
+TEST_CASE("instance state: undoing a target selection keeps the running group: tuned mode and the tuning warning, given once") {
   FlakyTarget target;
   LogCapture logs;
   ScaleTestFwdOp op(1.0);
@@ -54,7 +54,7 @@ TEST_CASE("structure.md: undoing a target selection keeps the running group: tun
   CHECK(logs.count("cannot be tuned") == 1);  // the flag survived the undo: still once per instance
 }
 
-TEST_CASE("structure.md: a target's kernel gets the result check the in-tree kernels get, and its failure undoes the selection") {
+TEST_CASE("instance state: a target's kernel gets the result check the in-tree kernels get, and its failure undoes the selection") {
   FlakyTarget target;
   ScaleTestFwdOp op(1.0);
   target.wrong_shape = true;
@@ -68,7 +68,7 @@ TEST_CASE("structure.md: a target's kernel gets the result check the in-tree ker
   CHECK(op.serving_target() == "shape_t");
 }
 
-TEST_CASE("structure.md: a call a target serves is recorded like an in-tree call: device, tensors, indices and roofline") {
+TEST_CASE("instance state: a call a target serves is recorded like an in-tree call: device, tensors, indices and roofline") {
   FlakyTarget target;
   ScaleTestFwdOp op(1.0);
   op(to_device(ramp(3), "shape_t:0"), to_device(ramp(3), "shape_t:0"));

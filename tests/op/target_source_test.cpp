@@ -1,7 +1,7 @@
-// Errors about the selected target say where its name came from (issue 13, deliver 4): the
+// Errors about the selected target say where its name came from: the
 // op's constructor, set_default_target, the config file (path and line) or the environment
 // variable, and list the in-tree targets among the choices. A default target that builds only
-// some ops is still the selected target for the others: they fail (the seed's rule), and the
+// some ops is still the selected target for the others: they fail (no fallback to the in-tree kernels), and the
 // message says why and what to do.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Targets (seed §4): selection order, detection, builders and their cache, the guarantees
+// Targets: selection order, detection, builders and their cache, the guarantees
 // before a target kernel runs, and the two ways a backend joins.
 #include <doctest/doctest.h>
 
@@ -51,7 +51,7 @@ Tensor on(const Tensor& t, const char* device) { return t.to(Device::parse(devic
 
 }  // namespace
 
-TEST_CASE("Table 4 row 1: a detected target serves the whole op, the body does not run") {
+TEST_CASE("target: a detected target serves the whole op, the body does not run") {
   AcmeTarget acme;
   ScaleTestFwdOp op(2.0);
   const Tensor y = op(on(ramp(3), "acme_t:1"));
@@ -131,7 +131,7 @@ TEST_CASE("a selected target without a builder for an op with kernels is OpNotAv
   CHECK_FALSE(op.serving_target().has_value());
 }
 
-TEST_CASE("backends.md: a target without a builder for the op names the op and the targets that build it") {
+TEST_CASE("backends: a target without a builder for the op names the op and the targets that build it") {
   AcmeTarget acme;
   Registrar fill_only("fill_vendor");
   fill_only.register_kernel_builder("FillTestFwdOp", "fill_t", [](auto, const ParamMap&) -> TargetKernel {

@@ -1,4 +1,4 @@
-// The plugin ABI check (issue 13, deliver 5): the facts a plugin records, compared with this
+// The plugin ABI check: the facts a plugin records, compared with this
 // libtileops's before anything of the plugin runs, and the message naming both sides.
 #include <doctest/doctest.h>
 

@@ -1,8 +1,8 @@
-// Every call into plugin code is guarded (issue 13 deliver 6, issue 12 item 3): what a plugin's
+// Every call into plugin code is guarded: what a plugin's
 // detector, builder, target kernel, refusal, entry_for, kernel constructor, kernel or device
 // runtime throws that is not a tileops::Error (throw 42 included) reaches the caller as a
 // BackendError naming the op, the key or target and the plugin, with the original message, and
-// the seed's failure undo still runs. The faulty corpus plugin picks its fault by the factor.
+// the failure undo (the binding's reset) still runs. The faulty corpus plugin picks its fault by the factor.
 #include <doctest/doctest.h>
 
 #include "plugin/plugin_host.hpp"

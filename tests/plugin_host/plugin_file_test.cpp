@@ -1,4 +1,4 @@
-// The checks on a plugin file before it is opened (issue 12 item 3): links resolved to a
+// The checks on a plugin file before it is opened: links resolved to a
 // regular file, no file or directory writable by everyone, ELF header, program headers and
 // segments within the file. Each broken file is built here from the good corpus plugin.
 #include <doctest/doctest.h>

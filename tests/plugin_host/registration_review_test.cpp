@@ -1,4 +1,4 @@
-// What a plugin registers is checked when it loads (issue 13, deliver 1 to 3): collisions fail
+// What a plugin registers is checked when it loads: collisions fail
 // the later plugin, registrations the op catalogue refuses fail the plugin that made them, and
 // ambiguity a plugin introduces is a warning naming both keys, both plugins and the fix.
 #include <doctest/doctest.h>
@@ -157,7 +157,7 @@ TEST_CASE("the test op's own corpus plugin loads with no problem and no warning"
 
 TEST_CASE("an op known only from a manifest gets the name check at load, its class checks the rest when built") {
   // An application's op: a manifest names it, its class is not defined yet, so the interface
-  // cannot be checked; the wrong interface below is left to the op's construction (seed rule).
+  // cannot be checked; the wrong interface below is left to the op's construction, which checks the kernel contracts.
   const plugin::OpCatalogue catalogue({"AppOnlyFwdOp"});
   Registrar reg("late_op_plugin");
   reg.register_kernel_type<tileops::test_plugins::PluginTestKernel>("AppOnlyFwdOp", "late_kernel");

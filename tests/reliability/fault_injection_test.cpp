@@ -1,4 +1,4 @@
-// Allocation failure injected into a device runtime (issue 12, Deliver 3): the call fails with
+// Allocation failure injected into a device runtime: the call fails with
 // the runtime's error, the failure undo runs (a call that selected the target forgets the
 // selection and what was built under it), nothing leaks, and the next call succeeds.
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
 // Sizes from outside data through the ops' C++ API: an output shape the signature solves is
-// checked before anything is allocated or run, on every target (issue 12, item 1).
+// checked before anything is allocated or run, on every target.
 #include <doctest/doctest.h>
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// A bounded soak (issue 12, Deliver 3): many threads construct, call (good and bad inputs), fail
+// A bounded soak: many threads construct, call (good and bad inputs), fail
 // and destroy op instances across targets (detected, builtin with the cpu plugin's kernels,
 // reference), check every good result against the reference kernels, and leave no instance
 // registered. A few seconds by default; TILEOPS_SOAK_SECONDS=N runs N seconds. Prints one line:

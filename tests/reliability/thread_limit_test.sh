@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The cpu plugin under an address-space limit its 1024 asked-for threads cannot fit in: the pool
-# starts what it can, gives half back, warns, and the op runs (issue 12, item 7). The limit (about
+# starts what it can, gives half back, warns, and the op runs. The limit (about
 # 6 GB against 8 GB of thread stacks) leaves room for the C library's per-thread malloc arenas,
 # which reserve address space of their own as threads come and go.
 # Usage: thread_limit_test.sh <tileops program>

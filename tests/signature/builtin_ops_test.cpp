@@ -69,7 +69,7 @@ TEST_CASE("RMSNormFwdOp: construction fills defaults in signature order and conv
   CHECK(p->spec().status == "implemented");
   CHECK(p->has_call_time_tensor_input());
   CHECK_FALSE(p->has_composition());
-  CHECK(p->boundary_operator_names() == std::vector<std::string>{"tileops::norm_rms_norm_fwd"});
+  CHECK(p->compile_op_names() == std::vector<std::string>{"tileops::norm_rms_norm_fwd"});
 }
 
 TEST_CASE("GemmFwdOp: the Mat type family selects the axis order of each operand") {
@@ -123,7 +123,7 @@ TEST_CASE("AddFwdOp: broadcasting, the out buffer and the alpha refinements") {
   const auto with_out = run_call(*p, {}, {meta({8, 4}, DType::float32), meta({4}, DType::float32)}, meta({8, 4}, DType::float32));
   CHECK(with_out.check.outputs[0].is_out_buffer);
   CHECK(with_out.record.has_out);
-  CHECK(p->boundary_operator_names() == std::vector<std::string>{"tileops::elementwise_add_fwd", "tileops::elementwise_add_fwd_out"});
+  CHECK(p->compile_op_names() == std::vector<std::string>{"tileops::elementwise_add_fwd", "tileops::elementwise_add_fwd_out"});
   CHECK(with_out.check.effect_branch == 1);
 
   expect_error<ValueError>([&] { run_call(*p, {}, {meta({2, 3}, DType::float32), meta({4}, DType::float32)}); },
@@ -154,7 +154,7 @@ TEST_CASE("ReluFwdOp: inplace writes the input and aliases the output to it") {
   CHECK(inplace.check.outputs[0].alias_input == 0);
   REQUIRE(inplace.record.written.size() == 1);
   CHECK(inplace.record.written[0] == "input");
-  CHECK(p->boundary_operator_names() ==
+  CHECK(p->compile_op_names() ==
         std::vector<std::string>{"tileops::elementwise_relu_fwd", "tileops::elementwise_relu_fwd_writes_input"});
   CHECK(inplace.check.effect_branch == 1);
 }
@@ -201,7 +201,7 @@ TEST_CASE("SumFwdOp and ProdFwdOp: reduced shapes, accumulate dtype and dim refi
 TEST_CASE("AlibiFwdOp: no tensor input, the device parameter decides the call device") {
   const auto p = test::plan("AlibiFwdOp");
   CHECK_FALSE(p->has_call_time_tensor_input());
-  CHECK(p->boundary_operator_names().empty());
+  CHECK(p->compile_op_names().empty());
   const auto on_cpu = run_call(*p, {{"seq_len", std::int64_t{16}}, {"num_heads", std::int64_t{4}}, {"device", std::string("cpu")}}, {});
   CHECK(on_cpu.check.device == Device::cpu());
   CHECK(shape_str(on_cpu.check.outputs[0].shape) == "[4, 16, 16]");
@@ -232,7 +232,7 @@ TEST_CASE("BatchNormFwdOp: training writes the running statistics and returns me
   CHECK(shape_str(train.check.outputs[1].shape) == "[64]");
   CHECK(train.check.written[1]);
   CHECK(train.check.written[2]);
-  CHECK(p->boundary_operator_names() ==
+  CHECK(p->compile_op_names() ==
         std::vector<std::string>{"tileops::norm_batch_norm_fwd_without_mean_without_rstd",
                                  "tileops::norm_batch_norm_fwd_writes_running_mean_writes_running_var"});
   CHECK(eval.check.effect_branch == 0);
@@ -259,7 +259,7 @@ TEST_CASE("SwiGLUMLPFwdOp: a composite without compile boundary") {
   const auto p = test::plan("SwiGLUMLPFwdOp");
   CHECK(p->has_composition());
   CHECK(p->composition_stages() == std::vector<std::string>{"gate_up", "act", "down"});
-  CHECK(p->boundary_operator_names().empty());
+  CHECK(p->compile_op_names().empty());
   const auto ok = run_call(*p, {}, {meta({16, 64}), meta({256, 64}), meta({64, 128})});
   CHECK(value_str(*ok.record.index("I")) == "128");
   CHECK(shape_str(ok.check.outputs[0].shape) == "[16, 64]");

@@ -15,13 +15,13 @@
 #include "tileops/errors.hpp"
 
 using tileops::ValueError;
-using tileops::expr::Binding;
+using tileops::expr::Variable;
 using tileops::expr::evaluate_expression;
 using tileops::expr::kMaxExpressionDepth;
 
 namespace {
 
-std::vector<Binding> bindings() {
+std::vector<Variable> variables() {
   return {
       {"M", "Dim", std::int64_t{6}},
       {"keep", "bool", true},
@@ -29,7 +29,7 @@ std::vector<Binding> bindings() {
   };
 }
 
-std::string eval(const std::string& source) { return tileops::value_str(evaluate_expression(source, bindings())); }
+std::string eval(const std::string& source) { return tileops::value_str(evaluate_expression(source, variables())); }
 
 std::string repeat(const std::string& s, int n) {
   std::string out;

@@ -9,12 +9,12 @@
 #include "tileops/errors.hpp"
 
 using tileops::Value;
-using tileops::expr::Binding;
+using tileops::expr::Variable;
 using tileops::expr::evaluate_expression;
 
 namespace {
 
-std::vector<Binding> bindings() {
+std::vector<Variable> variables() {
   return {
       {"M", "Dim", std::int64_t{6}},
       {"N", "Dim", std::int64_t{4}},
@@ -39,7 +39,7 @@ std::vector<Binding> bindings() {
   };
 }
 
-std::string eval(const std::string& source) { return tileops::value_str(evaluate_expression(source, bindings())); }
+std::string eval(const std::string& source) { return tileops::value_str(evaluate_expression(source, variables())); }
 
 struct Case {
   const char* source;
@@ -187,7 +187,7 @@ TEST_CASE("malformed, ill-kinded and undefined expressions raise ValueError nami
     const std::string source = c.source;
     CAPTURE(source);
     try {
-      evaluate_expression(c.source, bindings());
+      evaluate_expression(c.source, variables());
       FAIL("no error for " << c.source);
     } catch (const tileops::ValueError& e) {
       const std::string what = e.what();
@@ -220,7 +220,7 @@ TEST_CASE("evaluation errors name the operation and the values") {
     const std::string source = c.source;
     CAPTURE(source);
     try {
-      evaluate_expression(c.source, bindings());
+      evaluate_expression(c.source, variables());
       FAIL("no error for " << c.source);
     } catch (const tileops::ValueError& e) {
       const std::string what = e.what();

@@ -1,4 +1,4 @@
-// Static checks when a plan is compiled (calls.md §6): each malformed form of a valid base
+// Static checks when a plan is compiled: each malformed form of a valid base
 // spec is rejected with a ManifestError naming file, op, field and reason.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// The call device (calls.md §4): call-time tensors except device: cpu ones, then the device
+// The call device: call-time tensors except device: cpu ones, then the device
 // parameter, then construction-time tensors, then the process accelerator's current device;
 // meta tensors make a meta call. Every tensor but device: cpu ones must be on the call device.
 #include <doctest/doctest.h>

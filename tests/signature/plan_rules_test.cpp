@@ -1,4 +1,4 @@
-// The call check on in-test manifests: each unification form of calls.md Table 1, type family
+// The call check on in-test manifests: each unification form, type family
 // tuple matches and domain restrictions, optional expressions, let entries, dtype_combos,
 // construction-time tensors, Maybe and enum parameters. Each rule has a passing and a failing
 // call.

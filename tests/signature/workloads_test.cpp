@@ -1,4 +1,4 @@
-// Workload rows instantiated into cases: ids (writing.md §8), parameters and input specs; every
+// Workload rows instantiated into cases: ids, parameters and input specs; every
 // built-in case passes its own call check and has a roofline.
 #include <doctest/doctest.h>
 

@@ -113,8 +113,10 @@ inline Tensor to_device(const Tensor& t, const char* device) { return t.to(Devic
 // Captures what the tileops logger writes for the scope.
 class LogCapture {
  public:
-  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(out_)) { log().sinks().push_back(sink_); }
-  ~LogCapture() { log().sinks().pop_back(); }
+  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(out_)) {
+    tileops::detail::logger().sinks().push_back(sink_);
+  }
+  ~LogCapture() { tileops::detail::logger().sinks().pop_back(); }
   std::string text() const { return out_.str(); }
   // How many times `what` occurs in the captured text.
   int count(std::string_view what) const {

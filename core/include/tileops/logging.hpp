@@ -1,4 +1,6 @@
-// The library's log, named "tileops", writing to stderr ("[tileops] [warning] ...").
+// The library's log, named "tileops", writing to stderr ("[tileops] [warning] ..."). The one
+// way to log: plugins call log_message, and so does the core (through log() in
+// core/src/logging.hpp, which only formats the message).
 #pragma once
 
 #include <string>

@@ -83,7 +83,7 @@ struct CacheCapacity {
   std::size_t target_kernels = 64;
 };
 
-// The result of one kernel_for lookup: the kernel and its interface subobject.
+// An entry as kernel_for hands it out: the built entry's kernel and its interface subobject.
 struct EntryRef {
   Kernel* kernel = nullptr;
   void* interface = nullptr;

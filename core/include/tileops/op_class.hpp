@@ -1,5 +1,5 @@
-// OpClass: what C++ knows about an op class once, shared by all its instances (the C++ form of
-// the Python class attributes set at class definition): the manifest key, the compiled
+// OpClass: what C++ knows about an op class once, shared by all its instances (settled when
+// the class is defined): the manifest key, the compiled
 // signature plan, the in-tree kernel types, the kernel interfaces, the sub-op stages, the
 // injected-parameter allowlist and the boundary operator names.
 #pragma once
@@ -110,7 +110,7 @@ class TILEOPS_API OpClass::Builder {
 
   // Finishes the record. Compiles the signature plan (SignaturePlan::for_op) unless one was
   // given, and checks the class against it: kernel types without interfaces ("declare
-  // interfaces instead"), duplicate interface names or keys, and delegate stages that differ
+  // interfaces instead"), duplicate interface names or keys, and sub-op stages that differ
   // from the manifest's composition raise TypeError. The first class built under a name is
   // also remembered for the plugin host, which checks plugins' kernel types against it when
   // they load (a class defined before load_backends() gets the full check at load).

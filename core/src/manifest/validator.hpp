@@ -1,4 +1,4 @@
-// The manifest validator (calls.md §6): every static check a spec must pass, over whole files.
+// The manifest validator: every static check a spec must pass, over whole files.
 #pragma once
 
 #include <filesystem>

@@ -18,7 +18,7 @@
 
 namespace tileops {
 
-// `_entries_by_call` key: (interface, device, call spec fields). The stored form owns a copy
+// Binding::entries_by_call's key: (interface, device, call spec fields). The stored form owns a copy
 // of the call spec; lookups probe with a borrowed one.
 struct CallKeyProbe {
   int interface;

@@ -1,5 +1,5 @@
 // The copies of an instance's construction-time tensors on the devices its calls ran on
-// (calls.md §4): one parameter set per call device, made on the first call there and kept.
+// (all but `device: cpu` ones): one parameter set per call device, made on the first call there and kept.
 #pragma once
 
 #include <deque>

@@ -37,7 +37,7 @@ int select_implementation(const std::string& op, const InstalledKernels& table, 
   if (available_type.empty()) {
     std::vector<std::string> runs_on;
     for (int k : keys) runs_on.push_back(table.kernels[k].key + " on " + join(table.kernels[k].type->devices));
-    // As the backend guide's error table has it: the targets that do build this op, so that a
+    // The message names the targets that do build this op, so that a
     // caller who forced the in-tree kernels (or whose device no detector claims) sees the way out.
     throw OpNotAvailableError(op + ": in-tree kernels do not run on " + device.str() + " (interface '" +
                               interface_name + "': " + (runs_on.empty() ? "no implementations" : join(runs_on)) +

@@ -1,4 +1,4 @@
-// The implementation table of one op instance (`_installed_kernel_types`): the in-tree kernel
+// The implementation table of one op instance: the in-tree kernel
 // types merged with those backends registered for the op, checked against the kernel
 // interfaces' contracts at construction.
 #pragma once

@@ -1,6 +1,6 @@
-// The kernel cache: kernel_for's lookup of a kernel entry. A repeat of a cached call takes the
-// entries its first call was handed, in order; any other lookup goes through `_entries_by_call`
-// to `_built_entries`, and on a miss dispatches and builds.
+// The kernel cache: kernel_for's lookup of an entry. A repeat of a cached call takes the
+// entries its first call was handed, in order; any other lookup goes through
+// Binding::entries_by_call to Binding::built_entries, and on a miss dispatches and builds.
 #include "join.hpp"
 #include "logging.hpp"
 #include "op/binding.hpp"

@@ -123,7 +123,7 @@ OpClass OpClass::Builder::build() {
     }
   }
   if (plan.has_call_time_tensor_input() && !plan.has_composition()) {
-    cls_.compile_op_names_ = plan.boundary_operator_names();
+    cls_.compile_op_names_ = plan.compile_op_names();
   }
   remember_op_class(cls_);
   return std::move(cls_);

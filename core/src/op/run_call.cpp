@@ -80,7 +80,7 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
     throw_kernel_fault(frame.kernel);
   } catch (...) {
     // A value that is no std::exception passes untouched unless a kernel threw it: the core's
-    // failure handling covers std::exception (the seed's Exception), and plugin code is held to it.
+    // failure handling covers std::exception, and plugin code is held to it.
     if (frame.kernel < 0) throw;
     selection.undo();
     throw_kernel_fault(frame.kernel);

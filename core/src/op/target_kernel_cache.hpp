@@ -1,4 +1,4 @@
-// `_target_kernels`: the kernels a target's builder made for one binding, by the call device
+// The target kernels: the kernels a target's builder made for one binding, by the call device
 // and each input's presence, dtype and shape. Consulted only when the call cache misses (a hit
 // holds its kernel), so it keeps exact least-recently-used order under one mutex.
 #pragma once

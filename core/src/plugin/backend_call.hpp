@@ -3,7 +3,7 @@
 // runtimes. A tileops::Error passes unchanged; anything else (a std::exception of another kind,
 // or a value that is no std::exception at all, `throw 42`) becomes a BackendError that names
 // where it was thrown and keeps the original message, so that the caller's failure handling
-// (and the seed's undo) runs and the user learns whose code failed. Thread cancellation passes
+// (and the binding's undo) runs and the user learns whose code failed. Thread cancellation passes
 // unchanged. The try block costs nothing until something throws; `where` is called only then.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Static analysis over every combination of discriminant values (calls.md §6): type family
+// Static analysis over every combination of discriminant values, at plan compilation: type family
 // coverage, solvability of every index on every branch, and the effect branches.
 #include <algorithm>
 #include <cctype>
@@ -16,7 +16,7 @@ void subtree_slots(const expr::Node& n, std::vector<int>& out) {
   for (const expr::Node& k : n.kids) subtree_slots(k, out);
 }
 
-bool decidable(const expr::Node& n, const Frame& f) {
+bool decidable(const expr::Node& n, const CheckState& f) {
   std::vector<int> slots;
   subtree_slots(n, slots);
   return std::all_of(slots.begin(), slots.end(), [&f](int s) { return f.slots[static_cast<std::size_t>(s)].known(); });
@@ -49,7 +49,7 @@ struct Variable {
 
 }  // namespace
 
-void PlanBuilder::collect_reads(const expr::Node& n, const Frame& f, std::set<int>& out) const {
+void PlanBuilder::collect_reads(const expr::Node& n, const CheckState& f, std::set<int>& out) const {
   switch (n.op) {
     case expr::NodeOp::Slot:
     case expr::NodeOp::PresentSlot: out.insert(n.index); return;
@@ -136,8 +136,8 @@ void PlanBuilder::analyse_branches() {
   };
   std::vector<EffectBranch> effects;
   for (std::size_t point = 0; point < total; ++point) {
-    Frame f;
-    p.init_frame(f);
+    CheckState f;
+    p.init_state(f);
     std::size_t rest = point;
     bool out_passed = false;
     std::string where;
@@ -360,7 +360,7 @@ void PlanBuilder::analyse_branches() {
   }
   p.effects_ = std::move(effects);
   if (p.n_inputs_ > 0 && !p.spec_.composition) {
-    for (const EffectBranch& b : p.effects_) p.boundary_names_.push_back(b.name);
+    for (const EffectBranch& b : p.effects_) p.compile_op_names_.push_back(b.name);
   }
 
   // Branch keys: one per combination of all match subjects' values.

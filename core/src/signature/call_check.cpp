@@ -1,4 +1,4 @@
-// The call check (calls.md §1 steps 1-5 and §4): presence, domain restrictions, type family
+// The call check (step 2 of a call): presence, domain restrictions, type family
 // branches, unification and refinements, the call device, contiguity and `out`; then the
 // effects of the call and its record.
 #include <algorithm>
@@ -13,7 +13,7 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
     throw TypeError(message("takes " + std::to_string(n_inputs_) + " input tensor slot(s), got " +
                             std::to_string(args.inputs.size())));
   }
-  Frame& f = call_frame(st);
+  CheckState& f = call_state(st);
 
   // 1. Presence.
   const Tensor* inputs = args.inputs.data();
@@ -136,7 +136,7 @@ void CompiledPlan::check_writable(const CallArgs& args, const CallCheck& check) 
   }
 }
 
-void CompiledPlan::check_dtype_combos(const Frame& f) const {
+void CompiledPlan::check_dtype_combos(const CheckState& f) const {
   for (const auto& row : dtype_combos_) {
     const bool all = std::all_of(row.begin(), row.end(), [&f](const std::pair<int, DType>& c) {
       const Val& v = f.slots[static_cast<std::size_t>(c.first)];
@@ -152,7 +152,7 @@ void CompiledPlan::check_dtype_combos(const Frame& f) const {
   throw TypeError(message("dtypes (" + seen + ") are not one of the signature's dtype_combos"));
 }
 
-void CompiledPlan::infer_output(const TensorDecl& t, Frame& f, OutputPlan& out) const {
+void CompiledPlan::infer_output(const TensorDecl& t, CheckState& f, OutputPlan& out) const {
   const ShapeTerm* term = this->term(t, f);
   if (term == nullptr) throw ValueError(message("no case of " + t.shape.text + " applies to output '" + t.name + "'"));
   const auto where = [&](const Expr& e) { return "output '" + t.name + "' " + e.source; };

@@ -1,10 +1,11 @@
-// The call device (calls.md §4), device agreement, and the preconditions of `out`.
+// The call device (call-time tensors, a `device` parameter, construction-time tensors, the
+// accelerator's current device), device agreement, and the preconditions of `out`.
 #include "signature/compiled_plan.hpp"
 #include "tileops/extend/device_runtime.hpp"
 
 namespace tileops::detail {
 
-std::optional<Device> CompiledPlan::call_device(const CallArgs& args, const ConstructionState& st, const Frame& f,
+std::optional<Device> CompiledPlan::call_device(const CallArgs& args, const ConstructionState& st, const CheckState& f,
                                                 bool& accelerator) const {
   accelerator = false;
   for (const Tensor& x : args.inputs) {

@@ -30,8 +30,8 @@ bool tensor_bytes(ShapeView shape, DType dtype, std::int64_t& bytes) {
   return true;
 }
 
-void CompiledPlan::fill_record(const CallArgs& args, const ConstructionState& st, const CallCheck& check, const Frame& f,
-                               SignatureCall& record) const {
+void CompiledPlan::fill_record(const CallArgs& args, const ConstructionState& st, const CallCheck& check,
+                               const CheckState& f, SignatureCall& record) const {
   record.op = spec_.name;
   record.indices.clear();
   const Val* values = f.slots.data();

@@ -29,7 +29,7 @@ using expr::Val;
 // zeros counted as ones, reach 2^63 bytes (no stride could describe such a tensor).
 bool tensor_bytes(ShapeView shape, DType dtype, std::int64_t& bytes);
 
-// A frame slot: a parameter, a forall index or a let entry.
+// A slot of the check state: a parameter, a forall index or a let entry.
 struct SlotDecl {
   enum class Source : std::uint8_t { Param, Index, Let };
   std::string name;
@@ -142,8 +142,9 @@ struct EffectBranch {
   std::string name;
 };
 
-// The per-call working state: slot values, tensor facts and the values of match subjects.
-struct Frame {
+// The working state of one signature check (construction, call, workload row or analysis):
+// slot values, tensor facts and the values of match subjects.
+struct CheckState {
   boost::container::small_vector<Val, 16> slots;
   boost::container::small_vector<std::int16_t, 16> source;   // per slot: the tensor id that solved it, -1 otherwise
   boost::container::small_vector<std::uint8_t, 12> present;  // per tensor id
@@ -170,7 +171,7 @@ class CompiledPlan final : public SignaturePlan {
   bool has_call_time_tensor_input() const override { return n_inputs_ > 0; }
   bool has_composition() const override { return spec_.composition.has_value(); }
   const std::vector<std::string>& composition_stages() const override { return stage_names_; }
-  const std::vector<std::string>& boundary_operator_names() const override { return boundary_names_; }
+  const std::vector<std::string>& compile_op_names() const override { return compile_op_names_; }
   ConstructionState check_construction(const ParamMap& given) const override;
   void check_writable(const CallArgs& args, const CallCheck& check) const override;
   void check_call(const ConstructionState& state, const CallArgs& args, CallCheck& check,
@@ -190,51 +191,51 @@ class CompiledPlan final : public SignaturePlan {
   int output_tensor(int output) const { return n_inputs_ + n_construction_ + output; }
   int construction_tensor(int k) const { return n_inputs_ + k; }
   const TensorDecl& input(int i) const { return tensors_[static_cast<std::size_t>(i)]; }
-  // The term a tensor's shape takes for the frame's subject values, or nullptr (no case).
-  const ShapeTerm* term(const TensorDecl& t, const Frame& f) const {
+  // The term a tensor's shape takes for the check state's subject values, or nullptr (no case).
+  const ShapeTerm* term(const TensorDecl& t, const CheckState& f) const {
     return t.shape.subjects.empty() ? &t.shape.terms.front() : branch_term(t, f);
   }
   // term() of a shape that is a type family application.
-  const ShapeTerm* branch_term(const TensorDecl& t, const Frame& f) const;
-  // Sizes a new, empty frame for this plan.
-  void init_frame(Frame& f) const;
-  // The calling thread's frame for check_call, set to what construction state `st` knows (its
+  const ShapeTerm* branch_term(const TensorDecl& t, const CheckState& f) const;
+  // Sizes a new, empty check state for this plan.
+  void init_state(CheckState& f) const;
+  // The calling thread's check state for check_call, set to what construction state `st` knows (its
   // slots and construction tensors; nothing of the call). Reusing it keeps the call path free
   // of per-call construction of slot storage.
-  Frame& call_frame(const ConstructionState& st) const;
+  CheckState& call_state(const ConstructionState& st) const;
   // Evaluates the match subjects (all their inputs are known; at construction, those that read
   // no call-time tensor); throws ValueError for a value outside a subject's domain.
-  void select_branches(Frame& f, bool construction = false) const;
+  void select_branches(CheckState& f, bool construction = false) const;
   // Evaluates the let entries whose inputs are known.
-  void compute_lets(Frame& f) const;
+  void compute_lets(CheckState& f) const;
   // "name = value" for the names an expression reads (params, indices, lets, presence).
-  std::string describe_reads(const Expr& e, const Frame& f) const;
+  std::string describe_reads(const Expr& e, const CheckState& f) const;
   // Evaluates rule `index` (rules.cpp); when it does not hold throws ValueError "Op: <message>
   // (names = values)" for a rule with a manifest message, else "Op: shape_rules[i] 'text' is
   // false (names = values)"; when evaluating it fails, names the rule and the reason.
-  void check_rule(std::size_t index, const Frame& f) const;
-  // Unification of actual tensors with their declarations (unify.cpp, calls.md Table 1):
+  void check_rule(std::size_t index, const CheckState& f) const;
+  // Unification of actual tensors with their declarations (unify.cpp, every unification form):
   // unifies each (tensor id, tensor) pair with its declaration, solving indices into `f` until
-  // no more can be solved; let entries are computed as their inputs become known. The frame's
+  // no more can be solved; let entries are computed as their inputs become known. The check state's
   // subjects must be selected. Throws TypeError for a dtype outside its index's set or
   // different from what its declaration evaluates to, ValueError for a rank or axis that does
   // not match, naming the tensor, the declaration, its evaluated form and where each index
   // read came from. Throws ValueError when a declaration cannot be resolved (an index no
   // tensor determines).
-  void unify_tensors(std::span<const std::pair<int, const Tensor*>> tensors, Frame& f) const;
-  // The term evaluated as far as the frame allows: "[4096, N]".
-  std::string describe_term(const ShapeTerm& term, const Frame& f) const;
+  void unify_tensors(std::span<const std::pair<int, const Tensor*>> tensors, CheckState& f) const;
+  // The term evaluated as far as the check state allows: "[4096, N]".
+  std::string describe_term(const ShapeTerm& term, const CheckState& f) const;
   // " (K = 4096 solved from input 'a')" for the indices and lets `e` reads.
-  std::string provenance(const Expr& e, const Frame& f) const;
+  std::string provenance(const Expr& e, const CheckState& f) const;
   // Parts of check_call (call_check.cpp, call_device.cpp, call_record.cpp).
-  void check_dtype_combos(const Frame& f) const;
-  void infer_output(const TensorDecl& t, Frame& f, OutputPlan& out) const;
+  void check_dtype_combos(const CheckState& f) const;
+  void infer_output(const TensorDecl& t, CheckState& f, OutputPlan& out) const;
   // `accelerator`: set when the accelerator's current device decided it.
-  std::optional<Device> call_device(const CallArgs& args, const ConstructionState& st, const Frame& f,
+  std::optional<Device> call_device(const CallArgs& args, const ConstructionState& st, const CheckState& f,
                                     bool& accelerator) const;
   void check_devices(const CallArgs& args, const std::optional<Device>& device) const;
   void check_out(const Tensor& out, const CallCheck& check) const;
-  void fill_record(const CallArgs& args, const ConstructionState& st, const CallCheck& check, const Frame& f,
+  void fill_record(const CallArgs& args, const ConstructionState& st, const CallCheck& check, const CheckState& f,
                    SignatureCall& record) const;
   // Case `c` of workload row `r` (c indexes its dtype_cases; 0 when it has none): the case id,
   // the parameters the row gives and one TensorSpec per present input. Construction-time
@@ -244,7 +245,7 @@ class CompiledPlan final : public SignaturePlan {
   // "op: " prefixed message.
   std::string message(const std::string& what) const { return spec_.name + ": " + what; }
   // The name of the thing that solved slot `s` ("input 'a'"), or "".
-  std::string solved_by(const Frame& f, int s) const;
+  std::string solved_by(const CheckState& f, int s) const;
   // "input 'x'", "construction tensor 'r'", "output 'y'".
   std::string tensor_label(int id) const;
 
@@ -272,7 +273,7 @@ class CompiledPlan final : public SignaturePlan {
   std::vector<std::string> input_names_;
   std::vector<std::string> output_names_;
   std::vector<std::string> stage_names_;
-  std::vector<std::string> boundary_names_;
+  std::vector<std::string> compile_op_names_;
 };
 
 }  // namespace tileops::detail

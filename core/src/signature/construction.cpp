@@ -57,8 +57,8 @@ ConstructionState CompiledPlan::check_construction(const ParamMap& given) const 
     st.params.set(p.name, std::move(*converted));
   }
 
-  Frame f;
-  init_frame(f);
+  CheckState f;
+  init_state(f);
   boost::container::small_vector<std::pair<int, const Tensor*>, 4> held;
   for (std::size_t k = 0; k < params_.size(); ++k) {
     const ParamInfo& p = params_[k];

@@ -6,10 +6,10 @@
 
 namespace tileops::expr {
 
-Value evaluate_expression(std::string_view source, const std::vector<Binding>& bindings) {
+Value evaluate_expression(std::string_view source, const std::vector<Variable>& variables) {
   Scope scope;
   std::vector<Val> slots;
-  for (const Binding& b : bindings) {
+  for (const Variable& b : variables) {
     NameInfo info;
     info.index = static_cast<int>(slots.size());
     std::string type = b.type;

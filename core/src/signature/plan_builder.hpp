@@ -1,5 +1,5 @@
 // Compiles one OpSpec into a CompiledPlan, collecting every problem the static checks find
-// (calls.md §6): names and kinds, expressions, type families, let cycles, solvability of every
+// at plan compilation: names and kinds, expressions, type families, let cycles, solvability of every
 // index on every branch, effects, composition, dtype combos and workload rows.
 #pragma once
 
@@ -50,7 +50,7 @@ class PlanBuilder {
   int subject_id(const expr::Ast& ast, const std::string& field);
   // The slots a node reads on a branch whose known slots are those set in `f`: subexpressions
   // of and/or/conditionals that the known slots decide are skipped when they cannot matter.
-  void collect_reads(const expr::Node& node, const Frame& f, std::set<int>& out) const;
+  void collect_reads(const expr::Node& node, const CheckState& f, std::set<int>& out) const;
 
   std::shared_ptr<CompiledPlan> plan_;
   std::vector<manifest::Problem> problems_;

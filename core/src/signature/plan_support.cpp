@@ -11,7 +11,7 @@ int CompiledPlan::input_index(std::string_view name) const {
   return -1;
 }
 
-const ShapeTerm* CompiledPlan::branch_term(const TensorDecl& t, const Frame& f) const {
+const ShapeTerm* CompiledPlan::branch_term(const TensorDecl& t, const CheckState& f) const {
   std::size_t index = 0;
   for (int s : t.shape.subjects) {
     index = index * subjects_[static_cast<std::size_t>(s)].domain.size() + f.subject[static_cast<std::size_t>(s)];
@@ -20,7 +20,7 @@ const ShapeTerm* CompiledPlan::branch_term(const TensorDecl& t, const Frame& f) 
   return k < 0 ? nullptr : &t.shape.terms[static_cast<std::size_t>(k)];
 }
 
-void CompiledPlan::init_frame(Frame& f) const {
+void CompiledPlan::init_state(CheckState& f) const {
   f.slots.resize(slots_.size());
   f.source.resize(slots_.size(), -1);
   f.present.resize(tensors_.size(), 0);
@@ -30,17 +30,17 @@ void CompiledPlan::init_frame(Frame& f) const {
 
 namespace {
 
-// Out of line so that the frame's address is computed once per call: inlined, the compiler
+// Out of line so that the check state's address is computed once per call: inlined, the compiler
 // recomputes the thread-local address (a __tls_get_addr call) at every use.
-[[gnu::noinline]] Frame& thread_frame() {
-  thread_local Frame frame;
-  return frame;
+[[gnu::noinline]] CheckState& thread_check_state() {
+  thread_local CheckState state;
+  return state;
 }
 
 }  // namespace
 
-Frame& CompiledPlan::call_frame(const ConstructionState& st) const {
-  Frame& f = thread_frame();
+CheckState& CompiledPlan::call_state(const ConstructionState& st) const {
+  CheckState& f = thread_check_state();
   const std::size_t n_slots = slots_.size();
   if (f.slots.size() < n_slots) {
     f.slots.resize(n_slots);
@@ -73,7 +73,7 @@ Frame& CompiledPlan::call_frame(const ConstructionState& st) const {
   return f;
 }
 
-void CompiledPlan::select_branches(Frame& f, bool construction) const {
+void CompiledPlan::select_branches(CheckState& f, bool construction) const {
   for (std::size_t i = 0; i < subjects_.size(); ++i) {
     const Subject& s = subjects_[i];
     if (construction && std::any_of(s.expr.tensors.begin(), s.expr.tensors.end(), [this](int t) {
@@ -94,7 +94,7 @@ void CompiledPlan::select_branches(Frame& f, bool construction) const {
   }
 }
 
-void CompiledPlan::compute_lets(Frame& f) const {
+void CompiledPlan::compute_lets(CheckState& f) const {
   for (const LetInfo& let : lets_) {
     Val& slot = f.slots[static_cast<std::size_t>(let.slot)];
     if (slot.known()) continue;
@@ -110,7 +110,7 @@ void CompiledPlan::compute_lets(Frame& f) const {
   }
 }
 
-std::string CompiledPlan::describe_reads(const Expr& e, const Frame& f) const {
+std::string CompiledPlan::describe_reads(const Expr& e, const CheckState& f) const {
   std::string s;
   for (int slot : e.slots) {
     s += (s.empty() ? "" : ", ") + slots_[static_cast<std::size_t>(slot)].name + " = " +
@@ -123,7 +123,7 @@ std::string CompiledPlan::describe_reads(const Expr& e, const Frame& f) const {
   return s;
 }
 
-std::string CompiledPlan::solved_by(const Frame& f, int s) const {
+std::string CompiledPlan::solved_by(const CheckState& f, int s) const {
   const int id = f.source[static_cast<std::size_t>(s)];
   return id >= 0 ? tensor_label(id) : "";
 }

@@ -7,8 +7,8 @@ RooflineFigures CompiledPlan::eval_roofline(const SignatureCall& record) const {
   if (record.op != spec_.name) {
     throw ValueError(message("cannot evaluate the roofline of a " + std::string(record.op) + " call"));
   }
-  Frame f;
-  init_frame(f);
+  CheckState f;
+  init_state(f);
   for (const IndexRecord& r : record.indices) {
     for (std::size_t s = 0; s < slots_.size(); ++s) {
       if (slots_[s].name == r.name) expr::assign_from_index_value(f.slots[s], r.value);

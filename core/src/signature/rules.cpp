@@ -4,12 +4,12 @@
 
 namespace tileops::detail {
 
-bool rule_ready(const Rule& rule, const Frame& f) {
+bool rule_ready(const Rule& rule, const CheckState& f) {
   return std::all_of(rule.expr.slots.begin(), rule.expr.slots.end(),
                      [&f](int s) { return f.slots[static_cast<std::size_t>(s)].known(); });
 }
 
-void CompiledPlan::check_rule(std::size_t index, const Frame& f) const {
+void CompiledPlan::check_rule(std::size_t index, const CheckState& f) const {
   const Rule& rule = rules_[index];
   const std::string where = "shape_rules[" + std::to_string(index) + "] '" + rule.text + "'";
   bool holds = false;

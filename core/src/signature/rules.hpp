@@ -1,4 +1,4 @@
-// Whether a refinement (`shape_rules`) can be checked against a frame yet.
+// Whether a refinement (`shape_rules`) can be checked against a check state yet.
 #pragma once
 
 #include "signature/compiled_plan.hpp"
@@ -6,6 +6,6 @@
 namespace tileops::detail {
 
 // True when every slot the rule reads is known in `f`.
-bool rule_ready(const Rule& rule, const Frame& f);
+bool rule_ready(const Rule& rule, const CheckState& f);
 
 }  // namespace tileops::detail

@@ -27,7 +27,7 @@ class OpSpec;  // the parsed manifest entry (see manifest/op_spec.hpp)
 // or default, in signature order) and the indices construction can already solve.
 struct ConstructionState {
   ParamMap params;                       // all manifest params, signature order, defaults filled
-  std::vector<IndexRecord> indices;      // `_construction_indices`
+  std::vector<IndexRecord> indices;      // the construction indices
   std::vector<IndexValue> slots;         // the plan's own pre-evaluated slots (opaque to callers)
   std::vector<std::int16_t> slot_source; // per slot: -2 not known yet, -1 given, >= 0 the tensor that solved it
   // Set for the workload-row checks: a call that no tensor places runs on meta, so checking a
@@ -47,7 +47,7 @@ struct OutputPlan {
 struct CallCheck {
   std::optional<Device> device;          // the call device; nullopt when it cannot be known
   bool empty_write = false;              // every written tensor has no elements
-  int effect_branch = 0;                 // the call's effect branch: its index in boundary_operator_names()
+  int effect_branch = 0;                 // the call's effect branch: its index in compile_op_names()
                                          // (0 when the op has no compile boundary)
   boost::container::small_vector<bool, 6> written;       // per input: this call writes it
   boost::container::small_vector<bool, 6> contiguous;    // per input: declared contiguous: true
@@ -89,7 +89,7 @@ class TILEOPS_API SignaturePlan {
   // Manifest parameter names, in signature order (what a target builder receives).
   virtual const std::vector<std::string>& param_names() const = 0;
   // Positions in param_names() of the construction-time tensors that do not declare
-  // `device: cpu`: a call runs with them on its call device (calls.md §4).
+  // `device: cpu`: a call runs with them on its call device.
   virtual const std::vector<std::size_t>& call_device_params() const = 0;
   // signature.inputs names in order, and whether each is optional (`optional: true` or an
   // expression).
@@ -111,7 +111,7 @@ class TILEOPS_API SignaturePlan {
   // Branches with fewer effects come first: index 0 is the plain branch when the spec admits
   // one. Empty when the op has no compile boundary (no call-time tensor input, or a
   // composition).
-  virtual const std::vector<std::string>& boundary_operator_names() const = 0;
+  virtual const std::vector<std::string>& compile_op_names() const = 0;
 
   // Construction check: `given` holds the constructor's manifest parameter values (a parameter
   // left out takes its default). Checks names (unknown ones and missing required ones),
@@ -130,7 +130,7 @@ class TILEOPS_API SignaturePlan {
   // declared set or disagreeing with its index, device mismatch) or ValueError (shape that does
   // not unify, failed refinement, non-contiguous where declared, bad `out`), e.g.
   // "RMSNormFwdOp: input 'weight' shape [4095] does not match [*normalized_shape] = [4096]".
-  // Allocates nothing beyond the record's and check's own storage (the working frame is the
+  // Allocates nothing beyond the record's and check's own storage (the working check state is the
   // calling thread's, reused across calls). Beyond `state`, it reads of each tensor only its
   // presence, dtype, shape and device and whether it is contiguous, unless
   // check.device_from_accelerator: an op's call cache replays it for calls with the same facts.

@@ -5,7 +5,7 @@
 namespace tileops::detail {
 namespace {
 
-bool all_known(const Expr& e, const Frame& f) {
+bool all_known(const Expr& e, const CheckState& f) {
   for (int s : e.slots) {
     if (!f.slots[static_cast<std::size_t>(s)].known()) return false;
   }
@@ -13,7 +13,7 @@ bool all_known(const Expr& e, const Frame& f) {
 }
 
 // The single unknown slot `e` reads, -1 when none, -2 when several.
-int single_unknown(const Expr& e, const Frame& f) {
+int single_unknown(const Expr& e, const CheckState& f) {
   int found = -1;
   for (int s : e.slots) {
     if (f.slots[static_cast<std::size_t>(s)].known()) continue;
@@ -25,7 +25,7 @@ int single_unknown(const Expr& e, const Frame& f) {
 
 }  // namespace
 
-std::string CompiledPlan::provenance(const Expr& e, const Frame& f) const {
+std::string CompiledPlan::provenance(const Expr& e, const CheckState& f) const {
   std::string s;
   for (int slot : e.slots) {
     const SlotDecl& d = slots_[static_cast<std::size_t>(slot)];
@@ -40,7 +40,7 @@ std::string CompiledPlan::provenance(const Expr& e, const Frame& f) const {
 
 struct CompiledPlan::Unifier {
   const CompiledPlan& plan;
-  Frame& f;
+  CheckState& f;
   int id;
   const Tensor& t;
   const TensorDecl& decl;
@@ -218,7 +218,7 @@ struct CompiledPlan::Unifier {
   }
 };
 
-std::string CompiledPlan::describe_term(const ShapeTerm& term, const Frame& f) const {
+std::string CompiledPlan::describe_term(const ShapeTerm& term, const CheckState& f) const {
   std::string s = "[";
   bool first = true;
   for (const AxisItem& item : term.items) {
@@ -240,7 +240,7 @@ std::string CompiledPlan::describe_term(const ShapeTerm& term, const Frame& f) c
   return s + "]";
 }
 
-void CompiledPlan::unify_tensors(std::span<const std::pair<int, const Tensor*>> tensors, Frame& f) const {
+void CompiledPlan::unify_tensors(std::span<const std::pair<int, const Tensor*>> tensors, CheckState& f) const {
   struct Pending {
     std::uint64_t items = 0;
     bool dtype = true;

@@ -1,4 +1,4 @@
-// Static checks of workload rows (writing.md §8): labels and case ids, the indices each row
+// Static checks of workload rows (the manifest's `workloads`): labels and case ids, the indices each row
 // gives against those its branch uses, and instantiation re-inferred through the call check.
 #include <algorithm>
 #include <map>
@@ -74,8 +74,8 @@ void PlanBuilder::check_workloads() {
       continue;
     }
     try {
-      Frame f;
-      p.init_frame(f);
+      CheckState f;
+      p.init_state(f);
       ParamMap all;
       for (const ParamInfo& prm : p.params_) {
         if (prm.is_tensor) continue;

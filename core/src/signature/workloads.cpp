@@ -1,4 +1,4 @@
-// Workload rows instantiated into cases (writing.md §8).
+// Workload rows (the manifest's `workloads`) instantiated into cases.
 #include <algorithm>
 
 #include "signature/compiled_plan.hpp"
@@ -20,9 +20,9 @@ WorkloadCase CompiledPlan::instantiate_case(std::size_t r, std::size_t c, const 
   WorkloadCase out;
   out.label = row.label;
   out.id = row.label;
-  Frame f;
-  init_frame(f);
-  ParamMap all;  // every ordinary parameter, given or default; the frame views its strings
+  CheckState f;
+  init_state(f);
+  ParamMap all;  // every ordinary parameter, given or default; the check state views its strings
   for (const ParamInfo& p : params_) {
     if (p.is_tensor) continue;
     const Value* given = row_value(row, p.name);

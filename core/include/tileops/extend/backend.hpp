@@ -1,6 +1,6 @@
 // The backend registry: how kernels, whole-op targets and device runtimes join tileops.
 //
-// Two ways for a backend to take over calls (the plugin guide, docs/plugin-guide.md: "A kernel
+// Two ways for a backend to take over calls (docs/plugin-guide.md: "A kernel
 // type" and "A whole-op target"):
 //  * register_kernel_type adds an implementation to an op's kernel interface; it competes in
 //    dispatch by its own availability, applicability and precedence, and enters every op

@@ -1,4 +1,4 @@
-// Evaluates compiled expressions against a frame of slot values and tensor facts.
+// Evaluates compiled expressions against the check state's slot values and tensor facts.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 namespace tileops::expr {
 
-// What an expression reads besides constants: the frame's slots and, per tensor id, whether
+// What an expression reads besides constants: the check state's slots and, per tensor id, whether
 // the tensor is present and its size in bytes (roofline formulas only).
 struct Env {
   std::span<const Val> slots;
@@ -32,7 +32,7 @@ class UnsetSlotError : public ValueError {
 // domain (division by zero, overflow, a primitive's domain error, .value of None).
 Val evaluate(const Node& node, const Env& env);
 
-// The frame value a Slot node reads, without copying it; nullptr for any other node. Throws
+// The slot value a Slot node reads, without copying it; nullptr for any other node. Throws
 // UnsetSlotError for an unset slot.
 inline const Val* slot_ref(const Node& node, const Env& env) {
   if (node.op != NodeOp::Slot) return nullptr;

@@ -1,4 +1,4 @@
-// Compiled manifest expressions: a tree whose names are resolved to frame slots and tensor
+// Compiled manifest expressions: a tree whose names are resolved to check-state slots and tensor
 // ids and whose kinds are checked. Evaluating one reads no names and parses nothing.
 #pragma once
 

@@ -20,7 +20,7 @@ bool is_keyword(const std::string& s) {
                    std::to_string(kMaxExpressionDepth) + " levels deep");
 }
 
-// Binding strength of the binary operator levels, weakest first (Python's order).
+// Precedence of the binary operator levels, weakest first (Python's order).
 enum Level : int { kNone = 0, kOr = 1, kAnd = 2, kNot = 3, kCompare = 4, kSum = 5, kProduct = 6, kUnary = 7, kPower = 8 };
 
 // A precedence-climbing parser. Each level of nesting costs a handful of small frames (the

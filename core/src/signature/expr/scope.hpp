@@ -1,4 +1,4 @@
-// The names an expression may use, as a plan declares them: each resolves to a frame slot or
+// The names an expression may use, as a plan declares them: each resolves to a check-state slot or
 // a tensor id, with its kind.
 #pragma once
 

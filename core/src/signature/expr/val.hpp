@@ -36,7 +36,7 @@ struct Val {
   static Val shape(ShapeView v) { Val x = with(Tag::list); x.list.assign(v.begin(), v.end()); return x; }
   static Val device(const Device& v) { Val x = with(Tag::device); x.dev = v; return x; }
 
-  // In-place setters: a frame slot takes a value without a temporary Val.
+  // In-place setters: a slot of the check state takes a value without a temporary Val.
   void set_integer(std::int64_t v) { tag = Tag::integer; i = v; }
   void set_real(double v) { tag = Tag::real; f = v; }
   void set_dtype(DType v) { tag = Tag::dtype; d = v; }
