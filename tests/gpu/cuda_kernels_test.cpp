@@ -4,7 +4,9 @@
 // broadcasts, in-place and `out` calls, and tensors on the wrong device.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <functional>
+#include <limits>
 
 #include "support/gpu.hpp"
 #include "support/workload_numerics.hpp"
@@ -133,6 +135,44 @@ TEST_CASE("GPU: softmax along an inner axis") {
                             [](Target t) { return std::make_unique<SoftmaxFwdOp>(1, t); }, {random({4, 37, 5}, dt)});
     check_against_reference("softmax dim 0 of [3000, 17]",
                             [](Target t) { return std::make_unique<SoftmaxFwdOp>(0, t); }, {random({3000, 17}, dt)});
+  }
+}
+
+TEST_CASE("GPU: gelu matches the reference in both forms at sizes no vector width divides and misaligned") {
+  if (cuda_or_skip() == nullptr) return;
+  for (const char* approximate : {"none", "tanh"}) {
+    const MakeOp make = [approximate](Target t) { return std::make_unique<GeluFwdOp>(approximate, t); };
+    for (DType dt : kFloats) {
+      for (std::int64_t n : {1, 7, 8, 9, 4097, 1 << 20}) {
+        const std::string id = std::string(approximate) + " " + std::string(dtype_name(dt)) + " n=" + std::to_string(n);
+        check_against_reference("gelu " + id, make, {random({n}, dt)});
+        check_against_reference("gelu misaligned " + id, make, {random({n}, dt)}, misaligned);
+      }
+    }
+  }
+}
+
+TEST_CASE("GPU: gelu keeps NaN and signed zeros and gives the limits at large and infinite inputs") {
+  if (cuda_or_skip() == nullptr) return;
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> x{0.0, -0.0, 10.0, -10.0, 30.0, -30.0, inf, -inf, std::nan("")};
+  for (const char* approximate : {"none", "tanh"}) {
+    for (DType dt : kFloats) {
+      CAPTURE(approximate);
+      CAPTURE(dtype_name(dt));
+      GeluFwdOp op(approximate);
+      const std::vector<double> y =
+          op(Tensor::from_doubles(x, {static_cast<std::int64_t>(x.size())}, dt).to(kGpu)).to(Device::cpu()).to_doubles();
+      CHECK((y[0] == 0.0 && !std::signbit(y[0])));
+      CHECK((y[1] == 0.0 && std::signbit(y[1])));
+      CHECK(y[2] == doctest::Approx(10.0));
+      CHECK(std::abs(y[3]) < 1e-6);
+      CHECK(y[4] == doctest::Approx(30.0));
+      CHECK((y[5] == 0.0 && std::signbit(y[5])));
+      CHECK(y[6] == inf);
+      CHECK((y[7] == 0.0 && std::signbit(y[7])));
+      CHECK(std::isnan(y[8]));
+    }
   }
 }
 
