@@ -42,7 +42,6 @@ bool cpu_plugin_loaded() {
 LayerNormCall rms_call(DType dtype) {
   LayerNormCall call;
   call.device = Device::cpu();
-  call.arch = 0;
   call.n = 64;
   call.dtype = dtype;
   return call;
