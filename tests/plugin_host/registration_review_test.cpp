@@ -43,7 +43,6 @@ bool cpu_plugin_loaded() {
 ops::RMSNormFwdOp::RmsNorm::Call rms_call(DType dtype) {
   ops::RMSNormFwdOp::RmsNorm::Call call;
   call.device = Device::cpu();
-  call.arch = 0;
   call.n = 64;
   call.dtype = dtype;
   return call;

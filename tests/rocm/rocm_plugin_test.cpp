@@ -22,6 +22,7 @@
 #include "tileops/ops/rms_norm.hpp"
 #include "tileops/stream.hpp"
 #include "tileops/version.hpp"
+#include "support/host_runtime.hpp"
 
 using namespace tileops;
 
@@ -174,19 +175,35 @@ TEST_CASE("rocm plugin: without an AMD GPU, an op call on hip tensors fails clea
 
 TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPUs none does, and GEMM serves decode rows only") {
   if (rocm_runtime_or_skip() == nullptr) return;
-  const auto on_hip = [](auto call, int arch) {
+  // The hip runtime stands aside for a test runtime reporting `arch` while dispatch is asked.
+  struct HipArch {
+    std::shared_ptr<DeviceRuntime> real;
+    explicit HipArch(int arch) {
+      for (auto& rt : device_runtimes()) {
+        if (rt->type() == kHip.type()) real = rt;
+      }
+      unregister_device_runtime(kHip.type());
+      register_device_runtime(std::make_shared<test::HostRuntime>("hip", 1, false, arch));
+    }
+    ~HipArch() {
+      unregister_device_runtime(kHip.type());
+      register_device_runtime(real);
+    }
+  };
+  const auto on_hip = [](auto call) {
     call.device = kHip;
-    call.arch = arch;
-    call.sm_count = 104;
-    call.smem_budget = 65536;
     return call;
+  };
+  const auto key_on = [&](auto& op, const char* interface, const auto& call, int arch) {
+    HipArch facts(arch);
+    return op.key_for(interface, on_hip(call));
   };
   RMSNormFwdOp rms({4096});
   ops::RMSNormFwdOp::RmsNorm::Call norm;
   norm.n = 4096;
   norm.dtype = DType::bfloat16;
-  CHECK(rms.key_for("rms_norm", on_hip(norm, 0x90a)) == "hip_rms_norm");
-  CHECK_THROWS_WITH_AS(rms.key_for("rms_norm", on_hip(norm, 0x942)),
+  CHECK(key_on(rms, "rms_norm", norm, 0x90a) == "hip_rms_norm");
+  CHECK_THROWS_WITH_AS(key_on(rms, "rms_norm", norm, 0x942),
                        doctest::Contains("hip_rms_norm: supports archs [2314], not 2370"), ValueError);
   GemmFwdOp gemm;
   ops::GemmFwdOp::Gemm::Call product;
@@ -195,11 +212,11 @@ TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPU
   product.k = 4096;
   product.trans_b = true;
   product.dtype = DType::bfloat16;
-  CHECK(gemm.key_for("gemm", on_hip(product, 0x90a)) == "hip_dot_rows_gemm");
-  CHECK_THROWS_WITH_AS(gemm.key_for("gemm", on_hip(product, 0x942)),
+  CHECK(key_on(gemm, "gemm", product, 0x90a) == "hip_dot_rows_gemm");
+  CHECK_THROWS_WITH_AS(key_on(gemm, "gemm", product, 0x942),
                        doctest::Contains("hip_dot_rows_gemm: supports archs [2314], not 2370"), ValueError);
   product.m = 64;
-  CHECK_THROWS_WITH_AS(gemm.key_for("gemm", on_hip(product, 0x90a)),
+  CHECK_THROWS_WITH_AS(key_on(gemm, "gemm", product, 0x90a),
                        doctest::Contains("hip_dot_rows_gemm: serves at most 8 rows of a, not m = 64"), ValueError);
 }
 

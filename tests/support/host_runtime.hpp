@@ -1,5 +1,6 @@
 // A device runtime whose memory is host memory, for test device types ("acme_t", a fake
-// accelerator). Counts set_current_device calls so tests can see device switches.
+// accelerator). Counts set_current_device calls so tests can see device switches; the
+// architecture it reports can be changed, so that dispatch tests choose the device facts.
 #pragma once
 
 #include <atomic>
@@ -20,7 +21,7 @@ class HostRuntime final : public DeviceRuntime {
   int device_count() const override { return count_; }
   DeviceFacts facts(int) const override {
     DeviceFacts f;
-    f.arch = arch_;
+    f.arch = arch_.load();
     f.sm_count = 4;
     f.name = std::string(type_.name()) + " test device";
     return f;
@@ -39,13 +40,15 @@ class HostRuntime final : public DeviceRuntime {
     current_ = index;
   }
 
+  void set_arch(int arch) { arch_ = arch; }
+
   std::atomic<int> switches{0};
 
  private:
   DeviceType type_;
   int count_;
   bool accelerator_;
-  int arch_;
+  std::atomic<int> arch_;
   std::atomic<int> current_{0};
 };
 

@@ -39,14 +39,6 @@
 
 namespace tileops {
 
-class SignaturePlan;
-struct ConstructionState;
-struct Binding;
-struct InstalledKernels;
-struct CallFrame;
-struct CallCheck;
-struct ConstructionCopies;
-
 // (flops, bytes) of the last call, from the manifest's roofline.
 struct Roofline {
   double flops = 0;
@@ -69,14 +61,18 @@ struct CacheCounters {
   std::size_t capacity = 0;
 };
 
-// An op instance's two bounded caches: `calls` holds repeats of a call (its check, record and
-// kernels) by the facts of its tensors; `target_kernels` the kernels a target's builder made.
+// An op instance's three bounded caches: `calls` holds repeats of a call (its check, record and
+// kernels) by the facts of its tensors; `target_kernels` the kernels a target's builder made;
+// `entries` the built entries of its in-tree kernels, by implementation and identity. A hit of
+// the last two reuses a kernel, a miss builds one.
 struct CacheStats {
   CacheCounters calls;
   CacheCounters target_kernels;
+  CacheCounters entries;
 };
 
-// How many entries each cache of an op instance holds at most (each at least 1).
+// How many entries each cache of an op instance holds at most (each at least 1). The built
+// entries share the bound of `calls`.
 struct CacheCapacity {
   static constexpr std::size_t kMax = std::size_t{1} << 20;
   std::size_t calls = 256;
@@ -95,12 +91,12 @@ class TILEOPS_API Op {
   Op(const Op&) = delete;
   Op& operator=(const Op&) = delete;
 
-  const OpClass& op_class() const { return cls_; }
-  const std::string& name() const { return cls_.name(); }
+  const OpClass& op_class() const;
+  const std::string& name() const;
   // The key this instance is registered under; unique in the process and never reused.
-  const std::string& instance_key() const { return instance_key_; }
+  const std::string& instance_key() const;
   // The target given at construction (nullopt: process default, else detection).
-  const Target& target() const { return target_; }
+  const Target& target() const;
   // The selected target ("builtin" for the in-tree kernels), or nullopt before selection.
   std::optional<std::string> serving_target() const;
   // Every manifest parameter's final value (given or default), in signature order.
@@ -131,15 +127,15 @@ class TILEOPS_API Op {
   // The counts of this instance's caches (not its sub-ops'). A reset of the binding (a failed
   // selecting call) starts them again from zero.
   CacheStats cache_stats() const;
-  // The bound of each cache; construction takes the config's call_cache_capacity and
-  // target_kernel_cache_capacity. Lowering a bound evicts at once. Throws ValueError for a bound
+  // The bound of each cache; construction takes the config's call_cache_capacity (which bounds
+  // the built entries too) and target_kernel_cache_capacity. Lowering a bound evicts at once. Throws ValueError for a bound
   // of 0 or above CacheCapacity::kMax.
   CacheCapacity cache_capacity() const;
   void set_cache_capacity(const CacheCapacity& capacity);
 
   // Which implementation key dispatch selects for `call` on `interface`, without building or
-  // caching anything. The call spec may state device facts (arch, sm_count, smem_budget) so
-  // that tests do not depend on the machine. Throws like kernel_for's miss path.
+  // caching anything; the device facts come from the call device's runtime, as on
+  // kernel_for's miss path. Throws like kernel_for's miss path.
   template <CallSpecType C>
   std::string key_for(std::string_view interface, const C& call) const {
     return key_for_erased(interface, call, call_spec_ops<C>());
@@ -174,7 +170,7 @@ class TILEOPS_API Op {
   // The entry serving `call` at interface `interface`, as interface type I. A hit is one
   // lookup under a shared lock and reads no device property. Throws OpNotAvailableError when
   // `interface` is not one of the op's interfaces or no implementation runs on the device,
-  // TypeError when the call spec states device facts or I is not that interface's type,
+  // TypeError when I is not that interface's type,
   // ValueError when no implementation serves the call or dispatch is ambiguous.
   template <class I>
   I& kernel_for(std::string_view interface, const typename I::Request& call) {
@@ -202,56 +198,21 @@ class TILEOPS_API Op {
     if (held == nullptr) {
       const bool injected = given != nullptr;
       std::shared_ptr<Op> sub = injected ? std::shared_ptr<Op>(std::move(given))
-                                         : std::shared_ptr<Op>(std::make_shared<Sub>(std::forward<Args>(args)..., target_));
+                                         : std::shared_ptr<Op>(std::make_shared<Sub>(std::forward<Args>(args)..., target()));
       held = hold_delegate(stage, std::move(identity), std::move(sub), injected);
     }
     return static_cast<Sub&>(*held);
   }
 
  private:
-  class Selection;
-  friend class Selection;
-  friend class GraphCapture;
-
   std::string key_for_erased(std::string_view interface, const CallSpec& call, const CallSpecOps& ops) const;
   Op* find_delegate(std::string_view stage, const Identity& identity) const;
   Op* hold_delegate(std::string_view stage, Identity identity, std::shared_ptr<Op> sub, bool injected);
-  // The stage `sub` is held under, as the plan's name of it, or nullptr when it is not held.
-  const std::string* stage_of(const Op* sub) const;
-  void reset_binding();
-  void warn_target_cannot_tune();
-  void select_target(Binding& b, const std::optional<Device>& device);
-  OpOutputs run_target_kernel(Binding& b, const CallCheck& check, const CallArgs& args, const ParamMap& params);
-  // The construction parameters with every construction-time tensor that does not declare
-  // `device: cpu` on `device`: construction's own when they are there already (or the call
-  // is on meta), else this instance's copy for `device`, made on first use. Throws what the
-  // copy throws; a first copy inside a device graph capture is refused.
-  const ParamMap& params_on(const std::optional<Device>& device);
-  std::string target_fault_where(const Binding& b, const char* what) const;
-  // "<op>: the kernel of kernel type '<key>' (<origin>)" for a kernel this instance built.
-  std::string describe_kernel(const Kernel* kernel) const;
-  // Inside a catch handler: throws the handled exception as a BackendError naming the installed
-  // kernel type `kernel` (the one kernel_for last handed out in the failed call).
-  [[noreturn]] void throw_kernel_fault(int kernel) const;
-  OpOutputs run_call_impl(const CallArgs& args, int* effect_branch);
-  // The fake of a call on meta tensors: the signature check and the outputs it infers.
-  OpOutputs fake_outputs(const CallArgs& meta_args) const;
-  void clear_binding(Binding& b);
-  void file_stages(CallFrame& frame, SignatureCall& record) const;
-  void report_to(CallFrame& parent, SignatureCallPtr record) const;
 
-  const OpClass& cls_;
-  const SignaturePlan& plan_;
-  Target target_;
-  std::unique_ptr<const ConstructionState> construction_;
-  std::unique_ptr<const InstalledKernels> installed_;
-  std::unique_ptr<ConstructionCopies> copies_;  // only when the class has call-device construction tensors
-  std::string instance_key_;
-
-  // The binding group (the current binding, every binding the instance used, the selection
-  // lock) and the running group (tune mode, last_call, held sub-ops): core/src/op/op_state.hpp.
-  struct State;
-  std::unique_ptr<State> state_;
+  // Everything the instance holds: its class, construction state, implementation table, key,
+  // binding and running state (core/src/op/op_impl.hpp).
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace tileops

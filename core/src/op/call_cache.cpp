@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <new>
 
-#include "thread_stripe.hpp"
 #include "tileops/extend/cache_key.hpp"
 
 namespace tileops {
@@ -102,7 +101,7 @@ CallCache::~CallCache() {
 }
 
 CallCache::Stripe& CallCache::stripe() {
-  return stripes_[thread_stripe<kStripeBits>()];
+  return stripes_.mine();
 }
 
 const CachedCall* CallCache::find(const CallArgs& args, Stripe& s) const {
@@ -166,9 +165,9 @@ void CallCache::retire(std::unique_ptr<CachedCall> entry) {
 
 void CallCache::reclaim() {
   if (retired_ == nullptr) return;
-  for (const Stripe& s : stripes_) {
-    if (s.in_flight.load(std::memory_order_seq_cst) != 0) return;
-  }
+  bool in_flight = false;
+  stripes_.for_each([&](const Stripe& s) { in_flight = in_flight || s.in_flight.load(std::memory_order_seq_cst) != 0; });
+  if (in_flight) return;
   while (retired_ != nullptr) delete std::exchange(retired_, retired_->next_retired);
 }
 
@@ -178,10 +177,10 @@ void CallCache::clear() {
   clock_.clear();
   hand_ = 0;
   evictions_ = 0;
-  for (Stripe& s : stripes_) {
+  stripes_.for_each([](Stripe& s) {
     s.hits.store(0, std::memory_order_relaxed);
     s.misses.store(0, std::memory_order_relaxed);
-  }
+  });
   reclaim();
 }
 
@@ -197,17 +196,12 @@ void CallCache::set_capacity(std::size_t capacity) {
   reclaim();
 }
 
-std::size_t CallCache::capacity() const {
-  std::lock_guard lock(mutex_);
-  return capacity_;
-}
-
 CacheCounters CallCache::counters() const {
   CacheCounters c;
-  for (const Stripe& s : stripes_) {
+  stripes_.for_each([&](const Stripe& s) {
     c.hits += s.hits.load(std::memory_order_relaxed);
     c.misses += s.misses.load(std::memory_order_relaxed);
-  }
+  });
   std::lock_guard lock(mutex_);
   c.evictions = evictions_;
   c.entries = clock_.size();
@@ -216,14 +210,10 @@ CacheCounters CallCache::counters() const {
 }
 
 std::shared_ptr<SignatureCall> CallCache::record(Stripe& s, const Reader& reader, const CachedCall* from) {
-  // ThreadSanitizer does not model the fence below, so records are not reused under it.
-#if !defined(__SANITIZE_THREAD__)
   if (from != nullptr && reader.owns_pool()) {
     Stripe::Pooled* pooled = nullptr;
     for (Stripe::Pooled& p : s.pool) {
       if (p.record && p.record.use_count() == 1) {
-        // Pairs with the release of the last other owner's reference: its reads happen before ours.
-        std::atomic_thread_fence(std::memory_order_acquire);
         pooled = &p;
         break;
       }
@@ -234,16 +224,19 @@ std::shared_ptr<SignatureCall> CallCache::record(Stripe& s, const Reader& reader
       pooled->record = std::make_shared<SignatureCall>();
       pooled->filled_from = 0;
     }
-    SignatureCall& r = *pooled->record;
+    // The reference is taken before the record is written: libstdc++ increments the count with
+    // an acquire-release read-modify-write, which reads what the last other owner's releasing
+    // decrement wrote, so its reads of the record happen before these writes.
+    std::shared_ptr<SignatureCall> out = pooled->record;
+    SignatureCall& r = *out;
     r.stages.clear();
     r.kernels.clear();
     if (pooled->filled_from != from->id) {
       copy_checked_fields(from->record, r);
       pooled->filled_from = from->id;
     }
-    return pooled->record;
+    return out;
   }
-#endif
   auto r = std::make_shared<SignatureCall>();
   if (from != nullptr) copy_checked_fields(from->record, *r);
   return r;

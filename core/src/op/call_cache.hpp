@@ -29,9 +29,11 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "op/entry_pool.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/extend/kernel.hpp"
+#include "thread_stripe.hpp"
 #include "tileops/op.hpp"
 
 namespace tileops {
@@ -55,8 +57,7 @@ struct KernelStep {
   const CallSpecOps* ops = nullptr;
   std::optional<Device> device;
   std::shared_ptr<const CallSpec> call;
-  EntryRef entry;
-  int kernel_index = -1;
+  BuiltSlotPtr built;  // held: the binding's pool may evict it while the call is cached
 };
 
 // One cached call; immutable once inserted (but for `referenced` and the chain link).
@@ -87,7 +88,7 @@ class CallCache {
  public:
   // A thread's line of the cache: whether it has a call in flight that may read entries, its
   // hit and miss counts, and its pooled records.
-  struct alignas(128) Stripe {
+  struct Stripe {
     std::atomic<std::uint32_t> in_flight{0};
     std::atomic<std::uint64_t> hits{0};
     std::atomic<std::uint64_t> misses{0};
@@ -144,13 +145,9 @@ class CallCache {
   std::shared_ptr<SignatureCall> record(Stripe& stripe, const Reader& reader, const CachedCall* from);
 
   void set_capacity(std::size_t capacity);
-  std::size_t capacity() const;
   CacheCounters counters() const;
 
  private:
-  static constexpr unsigned kStripeBits = 4;
-  static constexpr std::size_t kStripes = std::size_t{1} << kStripeBits;
-
   std::atomic<CachedCall*>& bucket(std::size_t hash) const { return buckets_[hash & (buckets_.size() - 1)]; }
   // Under mutex_: take `entry` out of its bucket and retire it; pick the clock's victim;
   // free the retired entries when no call is in flight.
@@ -158,7 +155,7 @@ class CallCache {
   std::size_t victim();
   void reclaim();
 
-  mutable std::array<Stripe, kStripes> stripes_;
+  mutable Striped<Stripe> stripes_;
   mutable std::vector<std::atomic<CachedCall*>> buckets_;
 
   mutable std::mutex mutex_;  // guards everything below

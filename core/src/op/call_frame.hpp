@@ -8,6 +8,7 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "op/entry_pool.hpp"
 #include "tileops/signature.hpp"
 
 namespace tileops {
@@ -47,6 +48,9 @@ struct CallFrame {
   std::size_t step = 0;
   // The entry this call fills for the call cache, when it missed it and may be kept.
   CachedCall* recording = nullptr;
+  // The built entries kernel_for handed out from the binding's pool while not recording: held
+  // until the call is done, as the pool may evict them meanwhile.
+  boost::container::small_vector<BuiltSlotPtr, 2> held;
 
   // Notes that kernel_for handed out installed kernel `index` in this call.
   void note_kernel(int index);

@@ -1,7 +1,5 @@
 #include "tileops/graph.hpp"
 
-#include "op/binding.hpp"
-#include "op/op_state.hpp"
 #include "op/graph_capture.hpp"
 #include "op/instance_registry.hpp"
 #include "tileops/errors.hpp"
@@ -47,7 +45,7 @@ int GraphCapture::value_of(const Tensor& t) {
   return add_value(t, meta_twin(t), -1 - static_cast<int>(graph_.constants_.size() - 1));
 }
 
-OpOutputs GraphCapture::record(Op& op, const CallArgs& args) {
+OpOutputs GraphCapture::record(const Op& op, const CallArgs& args, const std::function<MetaCall(const CallArgs&)>& meta) {
   Graph::Node node;
   node.op = op.name();
   node.instance_key = op.instance_key();
@@ -60,19 +58,10 @@ OpOutputs GraphCapture::record(Op& op, const CallArgs& args) {
   node.out = value_of(args.out);
   const CallArgs meta_args{meta_inputs, node.out < 0 ? Tensor() : metas_[node.out]};
 
-  OpOutputs outputs;
-  if (op.op_class().has_boundary()) {
-    int branch = 0;
-    outputs = op.run_call_impl(meta_args, &branch);  // the fake: check, record, meta outputs
-    node.operator_name = op.op_class().compile_op_names().at(branch);
-  } else {
-    const Binding* b = op.state_->binding.load(std::memory_order_acquire);
-    if (!(b->committed.load(std::memory_order_acquire) && b->builder)) {
-      return op.forward(meta_args);  // not a node: its sub-ops' calls are
-    }
-    outputs = op.fake_outputs(meta_args);
-    node.operator_name = "target:" + *b->serving_target;
-  }
+  MetaCall call = meta(meta_args);
+  if (!call.operator_name) return call.outputs;  // not a node: its sub-ops' calls are
+  node.operator_name = std::move(*call.operator_name);
+  const OpOutputs& outputs = call.outputs;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = outputs[i];
     if (!out.defined()) {
@@ -83,7 +72,7 @@ OpOutputs GraphCapture::record(Op& op, const CallArgs& args) {
     node.outputs.push_back(existing >= 0 ? existing : add_value(out, out, Graph::kNodeOutput));
   }
   graph_.nodes_.push_back(std::move(node));
-  return outputs;
+  return std::move(call.outputs);
 }
 
 Graph Graph::capture(std::span<const TensorSpec> inputs, const Function& fn) {

@@ -1,6 +1,9 @@
 // The capture in progress on this thread (see tileops/graph.hpp).
 #pragma once
 
+#include <functional>
+#include <optional>
+#include <string>
 #include <unordered_map>
 
 #include "tileops/call_args.hpp"
@@ -20,8 +23,16 @@ class GraphCapture {
   // The capture running on this thread, or nullptr.
   static GraphCapture* active();
 
-  // Records one op(...) call made while capturing and returns its meta outputs.
-  OpOutputs record(Op& op, const CallArgs& args);
+  // What an op makes of a call on meta tensors: its outputs, and the operator a graph node of
+  // it runs, or nullopt when the call is no node (its sub-ops' calls are).
+  struct MetaCall {
+    OpOutputs outputs;
+    std::optional<std::string> operator_name;
+  };
+
+  // Records one op(...) call made while capturing and returns its meta outputs; `meta` runs
+  // the call on the meta twins of its tensors.
+  OpOutputs record(const Op& op, const CallArgs& args, const std::function<MetaCall(const CallArgs&)>& meta);
 
   // A new value id for meta tensor `t` (a graph input).
   int add_input(const Tensor& meta);

@@ -1,13 +1,12 @@
-// The kernel cache: kernel_for's lookup of an entry. A repeat of a cached call takes the
-// entries its first call was handed, in order; any other lookup goes through
-// Binding::entries_by_call to Binding::built_entries, and on a miss dispatches and builds.
+// The kernel cache: kernel_for's lookup of an entry. A repeat of a cached call takes the entries
+// its first call was handed, in order; any other lookup asks the binding's pool of built
+// entries by call spec, and on a miss dispatches, asks entry_for for the identity and takes the
+// pool's built entry for it, building one when it has none.
 #include "join.hpp"
 #include "logging.hpp"
-#include "op/binding.hpp"
-#include "op/call_frame.hpp"
 #include "op/device_capture.hpp"
 #include "op/dispatch.hpp"
-#include "op/installed_kernels.hpp"
+#include "op/op_impl.hpp"
 #include "plugin/backend_call.hpp"
 #include "runtime/runtime_call.hpp"
 #include "tileops/errors.hpp"
@@ -17,18 +16,12 @@
 namespace tileops {
 namespace {
 
-std::string stated_facts(const CallSpec& call) {
-  std::vector<std::string_view> stated;
-  if (call.arch) stated.push_back("'arch'");
-  if (call.sm_count) stated.push_back("'sm_count'");
-  if (call.smem_budget) stated.push_back("'smem_budget'");
-  return join(stated);
-}
-
-std::size_t call_key_hash(int interface, const std::optional<Device>& device, const CallSpec& call,
-                          const CallSpecOps& ops) {
-  std::size_t h = hash_combine(static_cast<std::size_t>(interface), device ? std::hash<Device>{}(*device) : 0x5bd1e995);
-  return hash_combine(h, ops.hash_fields(call));
+// The architecture of `device` from its runtime, when it has one.
+std::optional<int> device_arch(const std::optional<Device>& device) {
+  if (!device) return std::nullopt;
+  DeviceRuntime* rt = find_device_runtime(device->type());
+  if (rt == nullptr) return std::nullopt;
+  return call_runtime(*rt, "facts", [&] { return rt->facts(device->index()); }).arch;
 }
 
 // Makes the call's device current on the process accelerator while an entry is built or
@@ -84,23 +77,20 @@ static int check_interface(const OpClass& cls, std::string_view interface, const
 
 EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_type, const CallSpec& call,
                           const CallSpecOps& ops) {
-  const int index = check_interface(cls_, interface, ops);
-  const InterfaceDecl& decl = cls_.interfaces()[index];
+  const OpClass& cls = impl_->cls;
+  const int index = check_interface(cls, interface, ops);
+  const InterfaceDecl& decl = cls.interfaces()[index];
   if (decl.type != interface_type) {
-    throw TypeError(cls_.name() + ": interface '" + decl.name + "' is " + decl.type_name +
+    throw TypeError(cls.name() + ": interface '" + decl.name + "' is " + decl.type_name +
                     ", but kernel_for asked for another interface type");
-  }
-  if (call.arch || call.sm_count || call.smem_budget) {
-    throw TypeError(cls_.name() + ": this call spec states [" + stated_facts(call) +
-                    "]; device facts are derived from the call's device, and only key_for accepts them");
   }
   CallFrame* frame = CallFrame::top();
   if (frame == nullptr || frame->op != this) {
-    throw RuntimeError(cls_.name() + ": kernel_for is only available inside a call of this op (from its forward)");
+    throw RuntimeError(cls.name() + ": kernel_for is only available inside a call of this op (from its forward)");
   }
   Binding* b = frame->binding;
   if (b == nullptr || !b->selected) {
-    throw OpNotAvailableError(cls_.name() + ": in-tree kernels cannot be selected: the call device is unknown (the "
+    throw OpNotAvailableError(cls.name() + ": in-tree kernels cannot be selected: the call device is unknown (the "
                               "call names no device and the process has no accelerator)");
   }
 
@@ -110,109 +100,81 @@ EntryRef Op::kernel_entry(std::string_view interface, std::type_index interface_
       const KernelStep& step = cached->steps[frame->step];
       if (step.interface == index && step.ops == &ops && step.device == device && ops.equal_fields(*step.call, call)) {
         ++frame->step;
-        frame->note_kernel(step.kernel_index);
-        return step.entry;
+        frame->note_kernel(step.built->key.kernel_index);
+        return {step.built->kernel.get(), step.built->interface};
       }
     }
     frame->cached = nullptr;  // forward asked for other kernels than last time: look each up
   }
   const std::size_t hash = call_key_hash(index, device, call, ops);
-  const CallKeyProbe probe{index, &device, &call, &ops, hash};
-  const auto hand_out = [&](std::shared_ptr<const CallSpec> stored, const BuiltSlot& slot) {
-    const EntryRef entry{slot.kernel.get(), slot.interface};
+  const auto hand_out = [&](std::shared_ptr<const CallSpec> stored, BuiltSlotPtr built) {
+    const EntryRef entry{built->kernel.get(), built->interface};
+    frame->note_kernel(built->key.kernel_index);
     if (frame->recording != nullptr) {
-      frame->recording->steps.push_back({index, &ops, device, std::move(stored), entry, slot.kernel_index});
+      frame->recording->steps.push_back({index, &ops, device, std::move(stored), std::move(built)});
+    } else {
+      frame->held.push_back(std::move(built));
     }
-    frame->note_kernel(slot.kernel_index);
     return entry;
   };
-  {
-    std::shared_lock lock(b->entries_mutex);
-    auto it = b->entries_by_call.find(probe);
-    if (it != b->entries_by_call.end()) {
-      std::shared_ptr<const CallSpec> stored = it->first.call;
-      const BuiltSlot& slot = *it->second;
-      lock.unlock();
-      return hand_out(std::move(stored), slot);
-    }
+  if (auto [built, stored] = b->entries.find(CallKeyProbe{index, &device, &call, &ops, hash}); built) {
+    return hand_out(std::move(stored), std::move(built));
   }
 
-  // Miss: select an implementation, then build or reuse its entry for the identity. A call
+  // Miss: select an implementation, then take or build its entry for the identity. A call
   // spec that gave no device gets the one the key carries.
   if (device_capture_active()) {
-    refuse_in_capture(cls_.name() + " (" + instance_key_ + ")",
+    refuse_in_capture(cls.name() + " (" + impl_->instance_key + ")",
                       "a call of interface '" + decl.name + "' missed the kernel cache (" + ops.fields_str(call) + ")");
   }
-  std::shared_ptr<const CallSpec> filled;
+  std::shared_ptr<const CallSpec> stored;
   if (!call.device && device) {
     auto copy = std::const_pointer_cast<CallSpec>(ops.clone(call));
     copy->device = device;
-    filled = std::move(copy);
+    stored = std::move(copy);
+  } else {
+    stored = ops.clone(call);
   }
-  const CallSpec& request = filled ? *filled : call;
-  DispatchDevice where{device, std::nullopt};
-  if (device) {
-    if (DeviceRuntime* rt = find_device_runtime(device->type())) {
-      where.arch = call_runtime(*rt, "facts", [&] { return rt->facts(device->index()); }).arch;
-    }
-  }
-  const int chosen = select_implementation(cls_.name(), *installed_, index, decl.name, request, ops, where);
-  const InstalledKernel& installed = installed_->kernels[chosen];
+  const CallSpec& request = *stored;
+  const InstalledKernels& table = *impl_->installed;
+  const int chosen =
+      select_implementation(cls.name(), table, index, decl.name, request, ops, DispatchDevice{device, device_arch(device)});
+  const InstalledKernel& installed = table.kernels[chosen];
   const KernelType& type = *installed.type;
   auto fault_in = [&](const char* what) {
-    return [this, &installed, what] {
-      return cls_.name() + ": " + what + " of kernel type '" + installed.key + "' (" + installed.origin() + ")";
+    return [&cls, &installed, what] {
+      return cls.name() + ": " + what + " of kernel type '" + installed.key + "' (" + installed.origin() + ")";
     };
   };
   Entry entry = call_backend([&] { return type.entry_for(request); }, fault_in("entry_for"));
 
-  BuiltSlot* slot = nullptr;
-  {
-    std::shared_lock lock(b->entries_mutex);
-    for (const auto& built : b->built_entries[index]) {
-      if (built->kernel_index == chosen && built->identity == entry.identity) slot = built.get();
-    }
-  }
-  if (slot == nullptr) {
+  const CallKey key{index, device, stored, &ops, hash};
+  EntryKey built_key{index, chosen, std::move(entry.identity)};
+  BuiltSlotPtr built = b->entries.reuse(built_key, key);
+  if (!built) {
     std::shared_ptr<Kernel> kernel;
     {
       DeviceScope scope(device);
       kernel = call_backend([&] { return entry.factory(); }, fault_in("the constructor (entry factory)"));
       if (!kernel) {
-        throw RuntimeError(cls_.name() + ": the factory of '" + installed.key + "' (" + installed.origin() +
-                           ") returned no kernel for identity " + entry.identity.str());
+        throw RuntimeError(cls.name() + ": the factory of '" + installed.key + "' (" + installed.origin() +
+                           ") returned no kernel for identity " + built_key.identity.str());
       }
       if (tune_requested()) call_backend([&] { kernel->request_tune(); }, fault_in("request_tune"));
     }
-    auto built = std::make_unique<BuiltSlot>(BuiltSlot{chosen, std::move(entry.identity), kernel, type.as_interface(*kernel)});
-    std::unique_lock lock(b->entries_mutex);
-    for (const auto& existing : b->built_entries[index]) {
-      if (existing->kernel_index == chosen && existing->identity == built->identity) slot = existing.get();
-    }
-    if (slot == nullptr) {
-      slot = built.get();
-      b->built_entries[index].push_back(std::move(built));
-    }
+    void* as_interface = type.as_interface(*kernel);
+    built = b->entries.insert(std::make_shared<const BuiltSlot>(BuiltSlot{std::move(built_key), std::move(kernel), as_interface}), key);
   }
-  std::unique_lock lock(b->entries_mutex);
-  if (b->entries_by_call.size() >= b->calls.capacity()) b->entries_by_call.clear();
-  auto [it, inserted] = b->entries_by_call.try_emplace(CallKey{index, device, filled ? filled : ops.clone(call), &ops, hash}, slot);
-  std::shared_ptr<const CallSpec> stored = it->first.call;
-  lock.unlock();
-  return hand_out(std::move(stored), *slot);
+  return hand_out(std::move(stored), std::move(built));
 }
 
 std::string Op::key_for_erased(std::string_view interface, const CallSpec& call, const CallSpecOps& ops) const {
-  const int index = check_interface(cls_, interface, ops);
-  DispatchDevice where{call.device ? call.device : accelerator_current_device(), call.arch};
-  if (!where.arch && where.device) {
-    if (DeviceRuntime* rt = find_device_runtime(where.device->type())) {
-      where.arch = call_runtime(*rt, "facts", [&] { return rt->facts(where.device->index()); }).arch;
-    }
-  }
-  const int chosen =
-      select_implementation(cls_.name(), *installed_, index, cls_.interfaces()[index].name, call, ops, where);
-  return installed_->kernels[chosen].key;
+  const OpClass& cls = impl_->cls;
+  const int index = check_interface(cls, interface, ops);
+  const std::optional<Device> device = call.device ? call.device : accelerator_current_device();
+  const int chosen = select_implementation(cls.name(), *impl_->installed, index, cls.interfaces()[index].name, call,
+                                           ops, DispatchDevice{device, device_arch(device)});
+  return impl_->installed->kernels[chosen].key;
 }
 
 }  // namespace tileops

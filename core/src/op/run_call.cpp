@@ -1,33 +1,40 @@
 // The call entry and its seven steps.
-#include "op/binding.hpp"
-#include "op/op_state.hpp"
-#include "op/call_frame.hpp"
-#include "op/graph_capture.hpp"
-#include "op/installed_kernels.hpp"
+#include "op/op_impl.hpp"
 #include "op/target_selection.hpp"
 #include "plugin/backend_call.hpp"
-#include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/op.hpp"
 
 namespace tileops {
 OpOutputs Op::call(const CallArgs& args) {
-  if (GraphCapture* capture = GraphCapture::active()) return capture->record(*this, args);
-  return run_call_impl(args, nullptr);
+  if (GraphCapture* capture = GraphCapture::active()) {
+    return capture->record(*this, args, [this](const CallArgs& meta) { return impl_->capture_call(meta); });
+  }
+  return impl_->run_call(args, nullptr);
 }
 
-OpOutputs Op::run_call(const CallArgs& args) { return run_call_impl(args, nullptr); }
+OpOutputs Op::run_call(const CallArgs& args) { return impl_->run_call(args, nullptr); }
 
-OpOutputs Op::fake_outputs(const CallArgs& meta_args) const {
+GraphCapture::MetaCall Op::Impl::capture_call(const CallArgs& meta_args) {
+  if (cls.has_boundary()) {
+    int branch = 0;
+    OpOutputs outputs = run_call(meta_args, &branch);  // the fake: check, record, meta outputs
+    return {std::move(outputs), cls.compile_op_names().at(branch)};
+  }
+  const Binding* b = binding.load(std::memory_order_acquire);
+  if (!(b->committed.load(std::memory_order_acquire) && b->builder)) return {self.forward(meta_args), std::nullopt};
+  return {fake_outputs(meta_args), "target:" + *b->serving_target};
+}
+
+OpOutputs Op::Impl::fake_outputs(const CallArgs& meta_args) const {
   SignatureCall record;
   CallCheck check;
-  plan_.check_call(*construction_, meta_args, check, record);
-  return plan_.make_outputs(check, meta_args);
+  plan.check_call(*construction, meta_args, check, record);
+  return plan.make_outputs(check, meta_args);
 }
 
-OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
-  CallFrame frame(this);  // 1. open the call
-  Binding* current = state_->binding.load(std::memory_order_acquire);
+OpOutputs Op::Impl::run_call(const CallArgs& args, int* effect_branch) {
+  CallFrame frame(&self);  // 1. open the call
+  Binding* current = binding.load(std::memory_order_acquire);
   CallCache::Stripe& stripe = current->calls.stripe();
   CallCache::Reader reader(stripe);
   const CachedCall* repeat = current->calls.find(args, stripe);
@@ -41,18 +48,18 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
   try {
     if (repeat != nullptr) {  // 2. check the signature (or replay the check of a repeat)
       check = &repeat->check;
-      plan_.check_writable(args, *check);
+      plan.check_writable(args, *check);
     } else {
-      plan_.check_call(*construction_, args, own_check, *record);
+      plan.check_call(*construction, args, own_check, *record);
     }
     if (effect_branch != nullptr) *effect_branch = check->effect_branch;
     const bool meta = check->device && check->device->is_meta();
-    if (check->empty_write || (meta && cls_.has_boundary())) {
-      outputs = plan_.make_outputs(*check, args);  // 3. empty write / the fake of a meta call
+    if (check->empty_write || (meta && cls.has_boundary())) {
+      outputs = plan.make_outputs(*check, args);  // 3. empty write / the fake of a meta call
     } else if (meta) {
       frame.binding = current;
-      frame.params = &construction_->params;
-      outputs = forward(args);  // a composite on meta tensors: its sub-ops take the fake path
+      frame.params = &construction->params;
+      outputs = self.forward(args);  // a composite on meta tensors: its sub-ops take the fake path
     } else {
       Binding& b = selection.select(check->device);  // 4. select the target
       frame.binding = &b;
@@ -63,12 +70,12 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
         recording = std::make_unique<CachedCall>(args);
         frame.recording = recording.get();
       }
-      outputs = b.builder ? run_target_kernel(b, *check, args, *frame.params) : forward(args);  // 5. execute
+      outputs = b.builder ? run_target_kernel(frame, b, *check, args, *frame.params) : self.forward(args);  // 5. execute
     }
-    plan_.check_result(*check, args, outputs);  // 6. check the result
-    file_stages(frame, *record);                // 7.1 sub-op calls under their stages, and what served the call
+    plan.check_result(*check, args, outputs);  // 6. check the result
+    file_stages(frame, *record);               // 7.1 sub-op calls under their stages, and what served the call
     if (!frame.target_served.empty()) record->kernels.push_back(frame.target_served);
-    for (int k : frame.served) record->kernels.push_back(installed_->kernels[k].record_key);
+    for (int k : frame.served) record->kernels.push_back(installed->kernels[k].record_key);
   } catch (const Error&) {
     selection.undo();
     throw;
@@ -92,25 +99,25 @@ OpOutputs Op::run_call_impl(const CallArgs& args, int* effect_branch) {
   }
   reader.release();
   CallFrame* parent = frame.parent;
-  frame.pop();                                                // 7.2
+  frame.pop();  // 7.2
   SignatureCallPtr published = std::move(record);
   if (parent == nullptr) {
-    state_->publish_last_call(std::move(published));  // 7.3
+    publish_last_call(std::move(published));  // 7.3
   } else {
-    state_->publish_last_call(published);             // 7.3
-    report_to(*parent, std::move(published));         // 7.4
+    publish_last_call(published);              // 7.3
+    report_to(*parent, std::move(published));  // 7.4
   }
   return outputs;
 }
 
-void Op::file_stages(CallFrame& frame, SignatureCall& record) const {
+void Op::Impl::file_stages(CallFrame& frame, SignatureCall& record) const {
   if (frame.unheld_child) {
-    throw RuntimeError(cls_.name() + " (" + instance_key_ + "): sub-op " + *frame.unheld_child +
+    throw RuntimeError(cls.name() + " (" + instance_key + "): sub-op " + *frame.unheld_child +
                        " completed a call during this call but is not held through delegate_for, so its call cannot "
                        "be filed under a stage");
   }
   if (frame.children.empty()) return;
-  for (const std::string& name : plan_.composition_stages()) {
+  for (const std::string& name : plan.composition_stages()) {
     StageRecord stage{name, {}};
     for (const auto& [child_stage, child_record] : frame.children) {
       if (child_stage == &name) stage.calls.push_back(child_record);
@@ -119,17 +126,17 @@ void Op::file_stages(CallFrame& frame, SignatureCall& record) const {
   }
 }
 
-void Op::report_to(CallFrame& parent, SignatureCallPtr record) const {
-  if (const std::string* stage = parent.op->stage_of(this)) {
+void Op::Impl::report_to(CallFrame& parent, SignatureCallPtr record) const {
+  if (const std::string* stage = parent.op->impl_->stage_of(&self)) {
     parent.report(*stage, std::move(record));
   } else if (!parent.unheld_child) {
-    parent.unheld_child = instance_key_;
+    parent.unheld_child = instance_key;
   }
 }
 
-void Op::throw_kernel_fault(int kernel) const {
-  const InstalledKernel& k = installed_->kernels[kernel];
-  throw_backend_fault(cls_.name() + ": the kernel of kernel type '" + k.key + "' (" + k.origin() + ")");
+void Op::Impl::throw_kernel_fault(int kernel) const {
+  const InstalledKernel& k = installed->kernels[kernel];
+  throw_backend_fault(cls.name() + ": the kernel of kernel type '" + k.key + "' (" + k.origin() + ")");
 }
 
 }  // namespace tileops

@@ -21,63 +21,37 @@ std::string TargetKey::str() const {
   return (device ? device->str() : "unknown device") + " (" + slots + ")";
 }
 
-std::shared_ptr<const TargetKernel> TargetKernelCache::find(const TargetKey& key) {
-  std::lock_guard lock(mutex_);
-  auto it = index_.find(key);
-  if (it == index_.end()) {
-    ++misses_;
-    return nullptr;
-  }
-  ++hits_;
-  order_.splice(order_.begin(), order_, it->second);
-  return it->second->second;
+std::shared_ptr<const TargetKernel> TargetKernelCache::find(const TargetKey& key) const {
+  std::shared_lock lock(mutex_);
+  const auto* slot = kernels_.find(key);
+  return slot != nullptr ? slot->value() : nullptr;
 }
 
 std::shared_ptr<const TargetKernel> TargetKernelCache::insert(TargetKey key, std::shared_ptr<const TargetKernel> kernel) {
-  std::lock_guard lock(mutex_);
-  if (auto it = index_.find(key); it != index_.end()) return it->second->second;
-  evict_beyond(capacity_ - 1);
-  order_.emplace_front(key, std::move(kernel));
-  try {
-    index_.emplace(std::move(key), order_.begin());
-  } catch (...) {
-    order_.pop_front();
-    throw;
-  }
-  return order_.front().second;
-}
-
-void TargetKernelCache::evict_beyond(std::size_t capacity) {
-  while (order_.size() > capacity) {
-    index_.erase(order_.back().first);
-    order_.pop_back();
-    ++evictions_;
-  }
+  std::unique_lock lock(mutex_);
+  return kernels_.insert(std::move(key), std::move(kernel), drop).value();
 }
 
 std::vector<std::string> TargetKernelCache::keys() const {
-  std::lock_guard lock(mutex_);
+  std::shared_lock lock(mutex_);
   std::vector<std::string> out;
-  for (const auto& [key, kernel] : order_) out.push_back(key.str());
+  kernels_.for_each([&](const TargetKey& key, const Kernel&) { out.push_back(key.str()); });
   return out;
 }
 
 void TargetKernelCache::clear() {
-  std::lock_guard lock(mutex_);
-  index_.clear();
-  order_.clear();
-  hits_ = misses_ = evictions_ = 0;
+  std::unique_lock lock(mutex_);
+  kernels_.clear(drop);
 }
 
 void TargetKernelCache::set_capacity(std::size_t capacity) {
-  std::lock_guard lock(mutex_);
-  capacity_ = capacity;
-  evict_beyond(capacity);
+  std::unique_lock lock(mutex_);
+  kernels_.set_capacity(capacity, drop);
 }
 
 CacheCounters TargetKernelCache::counters() const {
-  std::lock_guard lock(mutex_);
-  return {hits_, misses_, evictions_, order_.size(), capacity_};
+  std::shared_lock lock(mutex_);
+  return kernels_.counters();
 }
 
 }  // namespace tileops

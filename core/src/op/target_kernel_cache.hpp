@@ -1,19 +1,20 @@
-// The target kernels: the kernels a target's builder made for one binding, by the call device
-// and each input's presence, dtype and shape. Consulted only when the call cache misses (a hit
-// holds its kernel), so it keeps exact least-recently-used order under one mutex.
+// The target kernels of a binding: the kernels a target's builder made, by the call device and
+// each input's presence, dtype and shape, bounded and evicted like the built entries
+// (op/clock_cache.hpp). Consulted only when the call cache misses (a hit holds its kernel).
 #pragma once
 
 #include <cstddef>
-#include <list>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <boost/container/small_vector.hpp>
 
+#include "op/clock_cache.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/op.hpp"
 
@@ -40,14 +41,14 @@ struct TargetKeyHash {
 
 class TargetKernelCache {
  public:
-  explicit TargetKernelCache(std::size_t capacity) : capacity_(capacity) {}
+  explicit TargetKernelCache(std::size_t capacity) : kernels_(capacity) {}
 
-  // The kernel for `key`, made the most recently used, or null; counts a hit or a miss.
-  std::shared_ptr<const TargetKernel> find(const TargetKey& key);
+  // The kernel for `key`, or null; counts a hit or a miss.
+  std::shared_ptr<const TargetKernel> find(const TargetKey& key) const;
   // Keeps `kernel` for `key` (or the kernel another call stored first, which it returns),
-  // evicting the least recently used kernel when the cache is full.
+  // evicting one when the cache is full.
   std::shared_ptr<const TargetKernel> insert(TargetKey key, std::shared_ptr<const TargetKernel> kernel);
-  // The keys held, most recently used first.
+  // The keys held.
   std::vector<std::string> keys() const;
   // Drops every kernel (one in use by a call lives until that call is done); zeroes the counters.
   void clear();
@@ -55,16 +56,11 @@ class TargetKernelCache {
   CacheCounters counters() const;
 
  private:
-  using Order = std::list<std::pair<TargetKey, std::shared_ptr<const TargetKernel>>>;
-  void evict_beyond(std::size_t capacity);  // under mutex_
+  using Kernel = std::shared_ptr<const TargetKernel>;
+  static void drop(const Kernel&) {}
 
-  mutable std::mutex mutex_;
-  std::size_t capacity_;
-  Order order_;  // most recently used first
-  std::unordered_map<TargetKey, Order::iterator, TargetKeyHash> index_;
-  std::uint64_t hits_ = 0;
-  std::uint64_t misses_ = 0;
-  std::uint64_t evictions_ = 0;
+  mutable std::shared_mutex mutex_;
+  ClockCache<TargetKey, Kernel, TargetKeyHash, std::equal_to<>> kernels_;
 };
 
 }  // namespace tileops

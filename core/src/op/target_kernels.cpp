@@ -1,18 +1,16 @@
 // Step 5 when a target serves the op: its builder's kernel for the call, built once per
 // device and input dtypes and shapes and kept in the binding's target-kernel cache.
 #include "backend/registry.hpp"
-#include "op/binding.hpp"
-#include "op/call_frame.hpp"
+#include "logging.hpp"
 #include "op/device_capture.hpp"
+#include "op/op_impl.hpp"
 #include "plugin/backend_call.hpp"
-#include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
-#include "tileops/op.hpp"
 
 namespace tileops {
 
-OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallArgs& args, const ParamMap& params) {
-  CallFrame& frame = *CallFrame::top();
+OpOutputs Op::Impl::run_target_kernel(CallFrame& frame, Binding& b, const CallCheck& check, const CallArgs& args,
+                                       const ParamMap& params) {
   std::shared_ptr<const TargetKernel> kernel = frame.cached != nullptr ? frame.cached->target_kernel : nullptr;
   if (!kernel) {
     TargetKey key{check.device, {}};
@@ -22,7 +20,7 @@ OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallAr
     kernel = b.target_kernels.find(key);
     if (!kernel) {
       if (device_capture_active()) {
-        refuse_in_capture(cls_.name() + " (" + instance_key_ + ")",
+        refuse_in_capture(cls.name() + " (" + instance_key + ")",
                           "building target '" + *b.serving_target + "' kernel for " + key.str());
       }
       std::vector<std::optional<TensorSpec>> specs;
@@ -32,10 +30,10 @@ OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallAr
       TargetKernel built = call_backend([&] { return (*b.builder)(specs, params); },
                                         [&] { return target_fault_where(b, "the kernel builder"); });
       if (!built) {
-        throw BackendError(cls_.name() + ": target '" + *b.serving_target + "' (" + owner_phrase(b.builder_owner) +
+        throw BackendError(cls.name() + ": target '" + *b.serving_target + "' (" + owner_phrase(b.builder_owner) +
                            ") returned an empty kernel for " + key.str());
       }
-      if (tune_requested()) warn_target_cannot_tune();
+      if (tune_requested.load(std::memory_order_acquire)) warn_target_cannot_tune();
       kernel = b.target_kernels.insert(std::move(key), std::make_shared<const TargetKernel>(std::move(built)));
     }
     if (frame.recording != nullptr) frame.recording->target_kernel = kernel;
@@ -50,9 +48,16 @@ OpOutputs Op::run_target_kernel(Binding& b, const CallCheck& check, const CallAr
                       [&] { return target_fault_where(b, "the kernel"); });
 }
 
-std::string Op::target_fault_where(const Binding& b, const char* what) const {
-  return cls_.name() + ": " + what + " of target '" + b.serving_target.value_or("?") + "' (" +
+std::string Op::Impl::target_fault_where(const Binding& b, const char* what) const {
+  return cls.name() + ": " + what + " of target '" + b.serving_target.value_or("?") + "' (" +
          owner_phrase(b.builder_owner) + ")";
+}
+
+void Op::Impl::warn_target_cannot_tune() {
+  if (tune_warned.exchange(true)) return;
+  const Binding* b = binding.load(std::memory_order_acquire);
+  log().warn("{} ({}): tuning was requested, but target '{}' serves this op and its kernels cannot be tuned",
+             cls.name(), instance_key, b->serving_target.value_or("?"));
 }
 
 }  // namespace tileops

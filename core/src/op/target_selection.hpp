@@ -4,16 +4,15 @@
 #include <mutex>
 #include <optional>
 
-#include "op/binding.hpp"
-#include "tileops/op.hpp"
+#include "op/op_impl.hpp"
 
 namespace tileops {
 
 // Step 4's state for one call: which binding the call runs under, and whether this call is
 // the one selecting the target (holding the selection lock until it commits or undoes).
-class Op::Selection {
+class Op::Impl::Selection {
  public:
-  explicit Selection(Op& op) : op_(op) {}
+  explicit Selection(Op::Impl& op) : op_(op) {}
   Selection(const Selection&) = delete;
   Selection& operator=(const Selection&) = delete;
 
@@ -31,7 +30,7 @@ class Op::Selection {
  private:
   void release();
 
-  Op& op_;
+  Op::Impl& op_;
   Binding* selecting_ = nullptr;  // the binding this call selects the target of, until it commits or undoes
   std::unique_lock<std::mutex> lock_;
 };

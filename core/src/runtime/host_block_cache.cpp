@@ -5,8 +5,6 @@
 #include <cstdlib>
 #include <new>
 
-#include "thread_stripe.hpp"
-
 namespace tileops {
 namespace {
 
@@ -18,11 +16,11 @@ HostBlockCache::~HostBlockCache() {
   for (auto& [size, blocks] : free_) {
     for (void* p : blocks) std::free(p);
   }
-  for (Shard& shard : shards_) {
+  shards_.for_each([](Shard& shard) {
     for (auto& blocks : shard.free) {
       for (void* p : blocks) std::free(p);
     }
-  }
+  });
 }
 
 std::size_t HostBlockCache::rounded(std::size_t nbytes) {
@@ -41,7 +39,7 @@ void* HostBlockCache::allocate(std::size_t nbytes, std::size_t alignment) {
   // Beyond this the rounding below would wrap around to a small size.
   if (nbytes > kMaxBytes) throw std::bad_alloc();
   if (const int c = small_class(nbytes, alignment); c >= 0) {
-    Shard& shard = shards_[thread_stripe<kShardBits>()];
+    Shard& shard = shards_.mine();
     const std::size_t size = kSmallestClass << c;
     {
       std::lock_guard guard(shard.lock);
@@ -77,7 +75,7 @@ void* HostBlockCache::allocate(std::size_t nbytes, std::size_t alignment) {
 void HostBlockCache::deallocate(void* ptr, std::size_t nbytes, std::size_t alignment) noexcept {
   if (ptr == nullptr) return;
   if (const int c = small_class(nbytes, alignment); c >= 0) {
-    Shard& shard = shards_[thread_stripe<kShardBits>()];
+    Shard& shard = shards_.mine();
     const std::size_t size = kSmallestClass << c;
     std::lock_guard guard(shard.lock);
     if (shard.bytes + size <= kShardSmallBytes) {
@@ -115,10 +113,10 @@ std::size_t HostBlockCache::cached_bytes() const {
 
 std::size_t HostBlockCache::cached_small_bytes() const {
   std::size_t n = 0;
-  for (const Shard& shard : shards_) {
+  shards_.for_each([&](const Shard& shard) {
     std::lock_guard guard(shard.lock);
     n += shard.bytes;
-  }
+  });
   return n;
 }
 

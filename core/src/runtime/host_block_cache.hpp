@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "spin_lock.hpp"
+#include "thread_stripe.hpp"
 #include "tileops/export.hpp"
 
 namespace tileops {
@@ -56,7 +57,7 @@ class TILEOPS_API HostBlockCache {
   static constexpr unsigned kShardBits = 3;
   static constexpr std::size_t kClasses = 11;  // 64 B to 64 KiB
 
-  struct alignas(64) Shard {
+  struct Shard {
     mutable SpinLock lock;
     std::array<std::vector<void*>, kClasses> free;
     std::size_t bytes = 0;
@@ -70,7 +71,7 @@ class TILEOPS_API HostBlockCache {
   mutable std::mutex mutex_;
   std::map<std::size_t, std::vector<void*>> free_;  // by rounded size
   std::size_t cached_ = 0;
-  std::array<Shard, std::size_t{1} << kShardBits> shards_;
+  Striped<Shard, kShardBits> shards_;
 };
 
 }  // namespace tileops

@@ -50,14 +50,10 @@ namespace tileops {
 //   };
 //
 // `device` is the call's device; when left empty, kernel_for fills in the process
-// accelerator's current device (if there is one). The device facts are derived from the
-// device by dispatch on a cache miss; a call spec passed to kernel_for must not state them
-// (only key_for accepts them, for tests that must not depend on the machine).
+// accelerator's current device (if there is one). The device facts (architecture,
+// multiprocessors, shared memory) come from the device's runtime on a cache miss.
 struct CallSpec {
   std::optional<Device> device;
-  std::optional<int> arch;
-  std::optional<int> sm_count;
-  std::optional<std::size_t> smem_budget;
 };
 
 // A call spec type: derives CallSpec, has fields() returning a tuple of references, and
