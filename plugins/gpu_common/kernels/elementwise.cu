@@ -141,9 +141,10 @@ __global__ void add_strided(const T* __restrict__ a, const T* __restrict__ b, T*
   }
 }
 
-// --- Relu: as add_same_shape, one operand.
-template <class T, int kVec>
-__global__ void relu_kernel(const T* x, T* out, std::int64_t numel) {
+// --- One value in, one value out (relu, gelu): as add_same_shape, one operand; `f` maps each
+// element.
+template <class T, int kVec, class F>
+__global__ void map_kernel(const T* x, T* out, std::int64_t numel, F f) {
   const std::int64_t packs = numel / kVec;
   const std::int64_t tile = static_cast<std::int64_t>(blockDim.x) * kUnroll;
   for (std::int64_t base = blockIdx.x * tile + threadIdx.x; base < packs; base += gridDim.x * tile) {
@@ -159,13 +160,20 @@ __global__ void relu_kernel(const T* x, T* out, std::int64_t numel) {
       if (p >= packs) break;
       Pack<T, kVec> o;
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) o.v[e] = to_float(in[k].v[e]) < 0.0f ? store_as<T>(0.0f) : in[k].v[e];
+      for (int e = 0; e < kVec; ++e) o.v[e] = f(in[k].v[e]);
       store_pack(out + p * kVec, o);
     }
   }
 }
 
-// --- Gelu: as relu_kernel. Both forms are x times a weight computed without cancellation, so
+struct ReluOp {
+  template <class T>
+  __device__ T operator()(T v) const {
+    return to_float(v) < 0.0f ? store_as<T>(0.0f) : v;
+  }
+};
+
+// --- Gelu, a map_kernel function. Both forms are x times a weight computed without cancellation, so
 // a negative x keeps its relative accuracy where the result is tiny: Phi(x) from normcdff, and
 // (1 + tanh(u)) / 2 = sigmoid(2u) from exp(-|2u|). Below -16 the weight is 0 in float; the
 // early -0 also keeps -inf from giving -inf * 0 = NaN.
@@ -181,31 +189,13 @@ __device__ __forceinline__ float gelu_tanh(float x) {
   return x * (two_u >= 0.0f ? r : e * r);
 }
 
-template <class T, int kVec, bool kTanh>
-__global__ void gelu_kernel(const T* x, T* out, std::int64_t numel) {
-  const std::int64_t packs = numel / kVec;
-  const std::int64_t tile = static_cast<std::int64_t>(blockDim.x) * kUnroll;
-  for (std::int64_t base = blockIdx.x * tile + threadIdx.x; base < packs; base += gridDim.x * tile) {
-    Pack<T, kVec> in[kUnroll];
-#pragma unroll
-    for (int k = 0; k < kUnroll; ++k) {
-      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
-      if (p < packs) in[k] = load_pack<kVec>(x + p * kVec);
-    }
-#pragma unroll
-    for (int k = 0; k < kUnroll; ++k) {
-      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
-      if (p >= packs) break;
-      Pack<T, kVec> o;
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) {
-        const float v = to_float(in[k].v[e]);
-        o.v[e] = store_as<T>(kTanh ? gelu_tanh(v) : gelu_erf(v));
-      }
-      store_pack(out + p * kVec, o);
-    }
+template <bool kTanh>
+struct GeluOp {
+  template <class T>
+  __device__ T operator()(T v) const {
+    return store_as<T>(kTanh ? gelu_tanh(to_float(v)) : gelu_erf(to_float(v)));
   }
-}
+};
 
 // --- ALiBi: blockIdx.y walks the (head, query) rows, x walks packs of a row.
 template <class T, int kVec>
@@ -233,6 +223,26 @@ dim3 row_grid(std::int64_t rows, std::int64_t packs) {
 
 // Blocks for `packs` packs taken kUnroll at a time per thread.
 unsigned flat_blocks(std::int64_t packs) { return blocks_for(packs, kThreads * kUnroll); }
+
+// Launches map_kernel over `numel` contiguous elements of a float dtype: packs of 16 bytes when
+// both buffers allow it, else one element at a time.
+template <class F>
+void launch_map(const char* name, DType dtype, const void* x, void* out, std::int64_t numel, F f, void* stream) {
+  if (numel == 0) return;
+  with_float_type(dtype, name, [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    const auto* in = static_cast<const T*>(x);
+    auto* o = static_cast<T*>(out);
+    const NativeStream s = native_stream(stream);
+    if (numel % kVec == 0 && aligned16(in) && aligned16(o)) {
+      map_kernel<T, kVec><<<flat_blocks(numel / kVec), kThreads, 0, s>>>(in, o, numel, f);
+    } else {
+      map_kernel<T, 1><<<flat_blocks(numel), kThreads, 0, s>>>(in, o, numel, f);
+    }
+  });
+  check_launch(name);
+}
 
 }  // namespace
 
@@ -301,44 +311,14 @@ void launch_add(const AddArgs& a, void* stream) {
   check_launch("add");
 }
 
-void launch_relu(const ReluArgs& a, void* stream) {
-  if (a.numel == 0) return;
-  with_float_type(a.dtype, "relu", [&](auto tag) {
-    using T = decltype(tag);
-    constexpr int kVec = kVec16<T>;
-    const auto* x = static_cast<const T*>(a.x);
-    auto* out = static_cast<T*>(a.out);
-    const NativeStream s = native_stream(stream);
-    if (a.numel % kVec == 0 && aligned16(x) && aligned16(out)) {
-      relu_kernel<T, kVec><<<flat_blocks(a.numel / kVec), kThreads, 0, s>>>(x, out, a.numel);
-    } else {
-      relu_kernel<T, 1><<<flat_blocks(a.numel), kThreads, 0, s>>>(x, out, a.numel);
-    }
-  });
-  check_launch("relu");
-}
+void launch_relu(const ReluArgs& a, void* stream) { launch_map("relu", a.dtype, a.x, a.out, a.numel, ReluOp{}, stream); }
 
 void launch_gelu(const GeluArgs& a, void* stream) {
-  if (a.numel == 0) return;
-  with_float_type(a.dtype, "gelu", [&](auto tag) {
-    using T = decltype(tag);
-    constexpr int kVec = kVec16<T>;
-    const auto* x = static_cast<const T*>(a.x);
-    auto* out = static_cast<T*>(a.out);
-    const NativeStream s = native_stream(stream);
-    const bool wide = a.numel % kVec == 0 && aligned16(x) && aligned16(out);
-    const std::int64_t packs = wide ? a.numel / kVec : a.numel;
-    if (wide && a.tanh_approximation) {
-      gelu_kernel<T, kVec, true><<<flat_blocks(packs), kThreads, 0, s>>>(x, out, a.numel);
-    } else if (wide) {
-      gelu_kernel<T, kVec, false><<<flat_blocks(packs), kThreads, 0, s>>>(x, out, a.numel);
-    } else if (a.tanh_approximation) {
-      gelu_kernel<T, 1, true><<<flat_blocks(packs), kThreads, 0, s>>>(x, out, a.numel);
-    } else {
-      gelu_kernel<T, 1, false><<<flat_blocks(packs), kThreads, 0, s>>>(x, out, a.numel);
-    }
-  });
-  check_launch("gelu");
+  if (a.tanh_approximation) {
+    launch_map("gelu", a.dtype, a.x, a.out, a.numel, GeluOp<true>{}, stream);
+  } else {
+    launch_map("gelu", a.dtype, a.x, a.out, a.numel, GeluOp<false>{}, stream);
+  }
 }
 
 void launch_alibi(const AlibiArgs& a, void* stream) {
