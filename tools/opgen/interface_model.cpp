@@ -12,6 +12,9 @@
 // `name: {enum: Name, values: [a, b], default: a}`.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -71,24 +74,36 @@ std::string default_expr(const FieldModel& f, const YAML::Node& value, const std
     }
     return f.cpp_type + "::" + v;
   }
-  if (f.cpp_type == "DType") return "DType::" + require_identifier(v, where + ".default");
+  if (f.cpp_type == "DType") {
+    static const std::set<std::string> dtypes{"bool", "int8", "uint8", "int32", "int64",
+                                              "float16", "bfloat16", "float32", "float64"};
+    if (!dtypes.contains(v)) throw std::runtime_error(where + ".default: '" + v + "' is not a dtype name");
+    return v == "bool" ? "DType::bool_" : "DType::" + v;
+  }
   if (f.cpp_type == "bool") {
     if (v != "true" && v != "false") throw std::runtime_error(where + ".default: expected true or false, not '" + v + "'");
     return v;
   }
-  try {
-    std::size_t used = 0;
-    if (f.cpp_type == "double") {
-      const double d = std::stod(v, &used);
-      (void)d;
-      return v.find_first_of(".eE") == std::string::npos ? v + ".0" : v;
+  const char* first = v.data();
+  const char* last = v.data() + v.size();
+  if (f.cpp_type == "double") {
+    double d = 0;
+    const auto [end, error] = std::from_chars(first, last, d);
+    if (error != std::errc() || end != last || !std::isfinite(d)) {
+      throw std::runtime_error(where + ".default: '" + v + "' is not a finite decimal number");
     }
-    (void)std::stoll(v, &used);
-    if (used != v.size()) throw std::invalid_argument(v);
-    return v;
-  } catch (const std::logic_error&) {
-    throw std::runtime_error(where + ".default: '" + v + "' is not a number");
+    // The shortest text that reads back as d, as a double literal.
+    char text[32];
+    const std::string literal(text, std::to_chars(text, text + sizeof text, d).ptr);
+    return literal.find_first_of(".e") == std::string::npos ? literal + ".0" : literal;
   }
+  std::int64_t n = 0;
+  const auto [end, error] = std::from_chars(first, last, n);
+  if (error != std::errc() || end != last) {
+    throw std::runtime_error(where + ".default: '" + v + "' is not an int64 number");
+  }
+  // The smallest int64 has no literal of its own: its digits overflow before the minus applies.
+  return n == INT64_MIN ? "INT64_MIN" : std::to_string(n);
 }
 
 FieldModel field(const std::string& name, const YAML::Node& node, bool argument, const std::string& where) {
