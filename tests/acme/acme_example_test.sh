@@ -30,7 +30,9 @@ TILEOPS_CONFIG="$work/tileops.conf" "$work/acme/acme_demo" --default-acme
 
 # The relocated tileops program sees the plugin too, and checks an op on acme tensors against
 # the reference kernels run on host copies.
-"$work/moved/bin/tileops" targets | grep -q "acme"
+# Outputs are read whole before grep -q: it stops at the first match, and under pipefail the
+# writer's SIGPIPE would fail the script.
+grep -q "acme" <<< "$("$work/moved/bin/tileops" targets)"
 cmake -S "$source_dir/tests/acme/unresolved_plugin" -B "$work/unresolved" -G Ninja \
   -DCMAKE_PREFIX_PATH="$work/moved" > "$work/unresolved.log"
 if cmake --build "$work/unresolved" >> "$work/unresolved.log" 2>&1; then
@@ -38,8 +40,9 @@ if cmake --build "$work/unresolved" >> "$work/unresolved.log" 2>&1; then
   exit 1
 fi
 grep -q "undefined reference to .defined_nowhere" "$work/unresolved.log"
-"$work/moved/bin/tileops" run RMSNormFwdOp -p normalized_shape=[64] -i x=[4,64]:float32 -i weight=[64]:float32 \
-  --device acme:0 --check -r 1 | grep -q "check:    y max abs .*PASS"
+checked=$("$work/moved/bin/tileops" run RMSNormFwdOp -p normalized_shape=[64] -i x=[4,64]:float32 \
+  -i weight=[64]:float32 --device acme:0 --check -r 1)
+grep -q "check:    y max abs .*PASS" <<< "$checked"
 # bench prints each row as it completes: grep reads them all (grep -q would close the pipe early).
 "$work/moved/bin/tileops" bench RMSNormFwdOp --device acme:0 --cap 16 -r 1 --peak-gflops 10 | grep "RMSNormFwdOp .* target" > /dev/null
 echo "acme example: all checks passed"

@@ -38,7 +38,10 @@ done
 
 case "$vendor" in
   cuda)
-    readelf -S -W "$plugin" | grep -q ' \.nv_fatbin ' || fail "$(basename "$plugin") has no .nv_fatbin section"
+    # The section list is read whole first: grep -q would stop reading at the first match, and
+    # under pipefail readelf's SIGPIPE would fail the check.
+    sections=$(readelf -S -W "$plugin")
+    grep -q ' \.nv_fatbin ' <<< "$sections" || fail "$(basename "$plugin") has no .nv_fatbin section"
     ;;
   hip)
     bundles=$(mktemp)
