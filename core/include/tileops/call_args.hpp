@@ -33,4 +33,14 @@ struct CallArgs {
 // stands for a null (`nullable`) output.
 using OpOutputs = boost::container::small_vector<Tensor, 4>;
 
+// The outputs `tensors`, each forwarded in: a braced list would copy each tensor once more and
+// cost the reference counts a round trip per output on every call.
+template <class... Tensors>
+  requires(std::convertible_to<Tensors, Tensor> && ...)
+OpOutputs outputs_of(Tensors&&... tensors) {
+  OpOutputs outputs;
+  (outputs.emplace_back(std::forward<Tensors>(tensors)), ...);
+  return outputs;
+}
+
 }  // namespace tileops

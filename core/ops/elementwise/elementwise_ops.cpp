@@ -22,7 +22,7 @@ OpOutputs SiluAndMulFwdOp::forward(const CallArgs& args) {
   ops::SiluAndMulFwdOp::SiluAndMul::Call call;
   call.device = x.device();
   call.dtype = x.dtype();
-  return {kernel_for<ops::SiluAndMulFwdOp::SiluAndMul>(call).forward(x)};
+  return outputs_of(kernel_for<ops::SiluAndMulFwdOp::SiluAndMul>(call).forward(x));
 }
 
 OpOutputs AddFwdOp::forward(const CallArgs& args) {
@@ -47,15 +47,15 @@ OpOutputs AddFwdOp::forward(const CallArgs& args) {
   Add& kernel = kernel_for<Add>(call);
   if (args.out.defined() && args.out.is_contiguous()) {
     kernel.forward(a, b, alpha_value, args.out);
-    return {args.out};
+    return outputs_of(args.out);
   }
   Tensor out = Tensor::empty(shape, call.dtype, call.device.value());
   kernel.forward(a, b, alpha_value, out);
   if (args.out.defined()) {
     args.out.copy_from(out);
-    return {args.out};
+    return outputs_of(args.out);
   }
-  return {std::move(out)};
+  return outputs_of(std::move(out));
 }
 
 OpOutputs ReluFwdOp::forward(const CallArgs& args) {
@@ -68,12 +68,12 @@ OpOutputs ReluFwdOp::forward(const CallArgs& args) {
   if (!inplace()) {
     Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
     kernel.forward(x, out);
-    return {out};
+    return outputs_of(out);
   }
   // In place on a strided input: compute contiguously, then write back into the input.
   kernel.forward(x, x);
   if (!x.is_same(input)) input.copy_from(x);
-  return {input};
+  return outputs_of(input);
 }
 
 OpOutputs GeluFwdOp::forward(const CallArgs& args) {
@@ -85,7 +85,7 @@ OpOutputs GeluFwdOp::forward(const CallArgs& args) {
   call.approximate = approximate() == "tanh" ? Gelu::Approximation::tanh : Gelu::Approximation::none;
   Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
   kernel_for<Gelu>(call).forward(x, y);
-  return {y};
+  return outputs_of(y);
 }
 
 OpOutputs AlibiFwdOp::forward(const CallArgs&) {
@@ -94,7 +94,7 @@ OpOutputs AlibiFwdOp::forward(const CallArgs&) {
   call.num_heads = num_heads();
   call.seq_len = seq_len();
   call.dtype = out_dtype();
-  return {kernel_for<ops::AlibiFwdOp::Alibi>(call).forward()};
+  return outputs_of(kernel_for<ops::AlibiFwdOp::Alibi>(call).forward());
 }
 
 }  // namespace tileops

@@ -55,7 +55,7 @@ OpOutputs GemmFwdOp::forward(const CallArgs& args) {
   call.n = call.trans_b ? b.shape()[0] : b.shape()[1];
   Tensor d = Tensor::empty({call.m, call.n}, call.dtype, a.device());
   kernel_for<ops::GemmFwdOp::Gemm>(call).forward(a, b, d);
-  return {d};
+  return outputs_of(d);
 }
 
 }  // namespace tileops

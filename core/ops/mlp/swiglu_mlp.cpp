@@ -29,7 +29,7 @@ void SwiGLUMLPFwdOp::hold_stages(std::shared_ptr<GemmFwdOp> gate_up, std::shared
 OpOutputs SwiGLUMLPFwdOp::forward(const CallArgs& args) {
   const Tensor h = (*gate_up_)(args.inputs[0], args.inputs[1]);
   const Tensor a = (*act_)(h);
-  return {(*down_)(a, args.inputs[2])};
+  return outputs_of((*down_)(a, args.inputs[2]));
 }
 
 }  // namespace tileops

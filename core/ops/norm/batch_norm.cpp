@@ -24,11 +24,11 @@ OpOutputs BatchNormFwdOp::forward(const CallArgs& args) {
     // (the manifest declares them contiguous).
     auto& kernel = kernel_for<Train>(call_of(Train::Call{}));
     Train::Result r = kernel.forward(x, args.inputs[1], args.inputs[2], weight, bias);
-    return {r.y, r.mean, r.rstd};
+    return outputs_of(std::move(r.y), std::move(r.mean), std::move(r.rstd));
   }
   using Infer = ops::BatchNormFwdOp::BatchNormFwdInfer;
   auto& kernel = kernel_for<Infer>(call_of(Infer::Call{}));
-  return {kernel.forward(x, args.inputs[1].contiguous(), args.inputs[2].contiguous(), weight, bias), Tensor(), Tensor()};
+  return outputs_of(kernel.forward(x, args.inputs[1].contiguous(), args.inputs[2].contiguous(), weight, bias), Tensor(), Tensor());
 }
 
 }  // namespace tileops

@@ -13,7 +13,7 @@ OpOutputs LayerNormFwdOp::forward(const CallArgs& args) {
   call.eps = eps();
   call.dtype = x.dtype();
   auto& kernel = kernel_for<ops::LayerNormFwdOp::LayerNorm>(call);
-  return {kernel.forward(x, contiguous_or_absent(args.inputs[1]), contiguous_or_absent(args.inputs[2]))};
+  return outputs_of(kernel.forward(x, contiguous_or_absent(args.inputs[1]), contiguous_or_absent(args.inputs[2])));
 }
 
 }  // namespace tileops

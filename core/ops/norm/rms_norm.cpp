@@ -25,7 +25,7 @@ OpOutputs RMSNormFwdOp::forward(const CallArgs& args) {
   call.eps = eps() ? *eps() : dtype_epsilon(x.dtype());
   call.dtype = x.dtype();
   auto& kernel = kernel_for<ops::RMSNormFwdOp::RmsNorm>(call);
-  return {kernel.forward(x, weight)};
+  return outputs_of(kernel.forward(x, weight));
 }
 
 }  // namespace tileops

@@ -129,7 +129,7 @@ Tensor reduce(Interface& kernel, const Tensor& input, const std::vector<std::int
 template <class Interface>
 OpOutputs run_reduction(Interface& kernel, const CallArgs& args, const ReduceDims& dim, bool keepdim, DType out_dtype) {
   const Tensor& x = args.inputs[0];
-  return {reduce(kernel, x, reduced_axes(dim, x.dim()), keepdim, out_dtype)};
+  return outputs_of(reduce(kernel, x, reduced_axes(dim, x.dim()), keepdim, out_dtype));
 }
 
 template <class Call>

@@ -12,7 +12,7 @@ OpOutputs RopeFwdOp::forward(const CallArgs& args) {
   call.head_dim = x.shape()[3];
   call.theta = theta();
   call.dtype = x.dtype();
-  return {kernel_for<ops::RopeFwdOp::Rope>(call).forward(x, positions)};
+  return outputs_of(kernel_for<ops::RopeFwdOp::Rope>(call).forward(x, positions));
 }
 
 }  // namespace tileops

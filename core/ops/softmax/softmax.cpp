@@ -42,7 +42,7 @@ OpOutputs SoftmaxFwdOp::forward(const CallArgs& args) {
   call.n = x.dim() == 0 ? 1 : x.shape()[axis];
   call.inner = 1;
   for (std::int64_t d = axis + 1; d < x.dim(); ++d) call.inner *= x.shape()[d];
-  return {kernel_for<ops::SoftmaxFwdOp::Softmax>(call).forward(x)};
+  return outputs_of(kernel_for<ops::SoftmaxFwdOp::Softmax>(call).forward(x));
 }
 
 }  // namespace tileops
