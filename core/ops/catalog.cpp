@@ -17,7 +17,7 @@ std::vector<OpCatalogEntry> build_catalog() {
   // Every maker first rejects names that are not manifest parameters of its op.
   for (OpCatalogEntry& e : c) {
     e.make = [name = e.name, cls = e.op_class, make = std::move(e.make)](Params p, T t) {
-      const auto& known = cls().plan().param_names();
+      const auto& known = signature_plan(cls()).param_names();
       for (const auto& [given, value] : p) {
         if (std::find(known.begin(), known.end(), given) == known.end()) {
           const std::string list = join(known);
@@ -27,7 +27,7 @@ std::vector<OpCatalogEntry> build_catalog() {
       }
       // The construction check reports a missing or ill-typed parameter naming its manifest
       // type, and hands the makers the complete, converted map.
-      return make(cls().plan().check_construction(p).params, t);
+      return make(signature_plan(cls()).check_construction(p).params, t);
     };
   }
   return c;

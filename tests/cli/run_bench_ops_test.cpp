@@ -36,6 +36,11 @@ TEST_CASE("tileops run --json shows the op's cache counters: the timed repeats h
   CHECK(calls.at("capacity") == 256);
   CHECK(calls.at("evictions") == 0);
   CHECK(j.at("caches")[0].at("target_kernels").at("entries") == 0);
+  // One built entry serves the add interface: built on the first call, taken from the pool never again.
+  const auto& entries = j.at("caches")[0].at("entries");
+  CHECK(entries.at("entries") == 1);
+  CHECK(entries.at("misses") == 1);
+  CHECK(entries.at("capacity") == 256);
 }
 
 TEST_CASE("tileops run takes parameters and inputs from a workload row") {

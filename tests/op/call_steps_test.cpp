@@ -3,6 +3,7 @@
 
 #include "support/test_ops.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/graph.hpp"
 
 using namespace tileops;

@@ -6,6 +6,8 @@
 #include "manifest/manifest_error.hpp"
 #include "support/rule_ops.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/op_class_builder.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/reduction.hpp"
 

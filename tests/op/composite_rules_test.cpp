@@ -5,6 +5,7 @@
 
 #include "support/rule_ops.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 
 using namespace tileops;
 using namespace tileops::test;

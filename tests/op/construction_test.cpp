@@ -5,6 +5,7 @@
 #include "support/test_ops.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
+#include "tileops/extend/op_class_builder.hpp"
 
 using namespace tileops;
 using namespace tileops::test;

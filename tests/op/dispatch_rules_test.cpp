@@ -5,6 +5,8 @@
 
 #include "support/rule_ops.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/op_class_builder.hpp"
 
 using namespace tileops;
 using namespace tileops::test;

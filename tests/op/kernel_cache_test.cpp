@@ -4,6 +4,8 @@
 #include "support/host_runtime.hpp"
 #include "support/test_ops.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/op_class_builder.hpp"
 
 using namespace tileops;
 using namespace tileops::test;

@@ -4,6 +4,7 @@
 
 #include "support/rule_ops.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/kernel.hpp"
 #include "tileops/ops/elementwise.hpp"
 
 using namespace tileops;

@@ -10,6 +10,8 @@
 #include "support/test_ops.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/op_class_builder.hpp"
 
 using namespace tileops;
 using namespace tileops::test;

@@ -10,6 +10,7 @@
 #include "support/test_ops.hpp"
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 
 using namespace tileops;
 using namespace tileops::test;

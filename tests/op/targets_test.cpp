@@ -5,6 +5,7 @@
 #include "support/host_runtime.hpp"
 #include "support/test_ops.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 
 using namespace tileops;
 using namespace tileops::test;

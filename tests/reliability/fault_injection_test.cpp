@@ -8,6 +8,7 @@
 #include "reliability/faulty_runtime.hpp"
 #include "support/test_ops.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 
 using namespace tileops;
 using namespace tileops::test;

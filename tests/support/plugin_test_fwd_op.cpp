@@ -6,6 +6,8 @@
 
 #include "plugins/plugin_test_types.hpp"
 #include "signature/signature_plan.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/op_class_builder.hpp"
 
 namespace tileops::test {
 namespace {

@@ -3,6 +3,7 @@
 #include <array>
 #include <map>
 #include <mutex>
+#include "tileops/extend/op_class_builder.hpp"
 
 namespace tileops::test {
 namespace {

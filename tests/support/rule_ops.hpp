@@ -17,6 +17,7 @@
 #include "logging.hpp"
 #include "support/host_runtime.hpp"
 #include "support/test_ops.hpp"
+#include "tileops/extend/backend.hpp"
 
 namespace tileops::test {
 

@@ -4,6 +4,8 @@
 #include <mutex>
 
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/op_class_builder.hpp"
 
 namespace tileops::test {
 namespace {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "signature/signature_plan.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/op.hpp"
 
 namespace tileops::test {

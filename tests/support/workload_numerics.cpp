@@ -97,7 +97,7 @@ void check_workloads_against_reference(const Device& device, const std::set<std:
     if (skip.contains(entry.name)) continue;
     CAPTURE(entry.name);
     Outcome outcome;
-    for (const WorkloadCase& c : entry.op_class().plan().workload_cases(cap)) {
+    for (const WorkloadCase& c : signature_plan(entry.op_class()).workload_cases(cap)) {
       check_case(entry, c.id, c.params, c.inputs, device, outcome);
       for (DType to : {DType::float32, DType::float16, DType::bfloat16}) {
         for (DType from : {DType::float32, DType::float16, DType::bfloat16}) {

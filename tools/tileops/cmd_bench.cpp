@@ -216,7 +216,7 @@ int run_bench(const std::vector<std::string>& args) {
   };
   std::vector<Case> cases;
   for (const OpCatalogEntry* e : ops) {
-    for (WorkloadCase& c : e->op_class().plan().workload_cases(cap)) {
+    for (WorkloadCase& c : signature_plan(e->op_class()).workload_cases(cap)) {
       if (vm.count("cap") && c.params.contains("seq_len")) {
         c.params.set("seq_len", std::min(std::get<std::int64_t>(c.params.at("seq_len")), vm["cap"].as<std::int64_t>()));
       }
@@ -233,7 +233,7 @@ int run_bench(const std::vector<std::string>& args) {
     const auto& [entry, c] = cases[i];
     if (progress) std::fprintf(stderr, "\r[%zu/%zu] %s %s\033[K", i + 1, cases.size(), entry->name.c_str(), c.id.c_str());
     ParamMap params = c.params;
-    if (entry->op_class().plan().has_call_time_tensor_input() == false && !params.contains("device")) {
+    if (signature_plan(entry->op_class()).has_call_time_tensor_input() == false && !params.contains("device")) {
       params.set("device", device);
     }
     nlohmann::json row = {{"op", entry->name}, {"case", c.id}};

@@ -48,7 +48,7 @@ int run_run(const std::vector<std::string>& args) {
   } catch (const Error& e) {
     throw UsageError(std::string("tileops run: ") + e.what());
   }
-  const SignaturePlan& plan = entry->op_class().plan();
+  const SignaturePlan& plan = signature_plan(entry->op_class());
   ParamMap params;
   std::vector<std::optional<TensorSpec>> specs(plan.input_names().size());
   if (vm.count("workload")) {

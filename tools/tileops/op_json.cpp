@@ -50,7 +50,7 @@ nlohmann::json flag_json(bool set, const std::string& expr) {
 
 nlohmann::json op_json(const OpCatalogEntry& entry) {
   const OpClass& cls = entry.op_class();
-  const OpSpec& spec = cls.plan().spec();
+  const OpSpec& spec = signature_plan(cls).spec();
   nlohmann::json params = nlohmann::json::array();
   for (const auto& p : spec.params) {
     nlohmann::json j = {{"name", p.name}};

@@ -1,5 +1,7 @@
 #include "op_report.hpp"
 
+#include "tileops/extend/kernel.hpp"
+
 namespace tileops::cli {
 namespace {
 
@@ -52,7 +54,8 @@ nlohmann::json caches_json(const Op& op, const std::string& stage) {
   out.push_back({{"op", op.name()},
                  {"stage", stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(stage)},
                  {"calls", counters(stats.calls)},
-                 {"target_kernels", counters(stats.target_kernels)}});
+                 {"target_kernels", counters(stats.target_kernels)},
+                 {"entries", counters(stats.entries)}});
   append_held(op, stage, caches_json, out);
   return out;
 }

@@ -30,14 +30,22 @@
 
 #include "tileops/call_args.hpp"
 #include "tileops/export.hpp"
-#include "tileops/extend/backend.hpp"
-#include "tileops/extend/identity.hpp"
-#include "tileops/extend/kernel.hpp"
 #include "tileops/op_class.hpp"
 #include "tileops/signature.hpp"
+#include "tileops/target.hpp"
 #include "tileops/value.hpp"
 
 namespace tileops {
+
+// Kernel authors' types (tileops/extend/kernel.hpp, tileops/extend/identity.hpp). An
+// application names them only through the members below that an op's forward uses, so it
+// needs their definitions only where it writes a forward.
+class Kernel;
+class Identity;
+struct CallSpec;
+struct CallSpecOps;
+template <class C>
+const CallSpecOps& call_spec_ops();
 
 // (flops, bytes) of the last call, from the manifest's roofline.
 struct Roofline {
@@ -136,7 +144,7 @@ class TILEOPS_API Op {
   // Which implementation key dispatch selects for `call` on `interface`, without building or
   // caching anything; the device facts come from the call device's runtime, as on
   // kernel_for's miss path. Throws like kernel_for's miss path.
-  template <CallSpecType C>
+  template <class C>
   std::string key_for(std::string_view interface, const C& call) const {
     return key_for_erased(interface, call, call_spec_ops<C>());
   }
@@ -193,13 +201,13 @@ class TILEOPS_API Op {
   // (stage, identity) pairs raises ValueError; a stage not declared, or a Sub that is not the
   // declared class, raises TypeError.
   template <class Sub, class... Args>
-  Sub& delegate_for(std::string_view stage, Identity identity, std::shared_ptr<Sub> given, Args&&... args) {
+  Sub& delegate_for(std::string_view stage, const Identity& identity, std::shared_ptr<Sub> given, Args&&... args) {
     Op* held = find_delegate(stage, identity);
     if (held == nullptr) {
       const bool injected = given != nullptr;
       std::shared_ptr<Op> sub = injected ? std::shared_ptr<Op>(std::move(given))
                                          : std::shared_ptr<Op>(std::make_shared<Sub>(std::forward<Args>(args)..., target()));
-      held = hold_delegate(stage, std::move(identity), std::move(sub), injected);
+      held = hold_delegate(stage, identity, std::move(sub), injected);
     }
     return static_cast<Sub&>(*held);
   }
@@ -207,7 +215,7 @@ class TILEOPS_API Op {
  private:
   std::string key_for_erased(std::string_view interface, const CallSpec& call, const CallSpecOps& ops) const;
   Op* find_delegate(std::string_view stage, const Identity& identity) const;
-  Op* hold_delegate(std::string_view stage, Identity identity, std::shared_ptr<Op> sub, bool injected);
+  Op* hold_delegate(std::string_view stage, const Identity& identity, std::shared_ptr<Op> sub, bool injected);
 
   // Everything the instance holds: its class, construction state, implementation table, key,
   // binding and running state (core/src/op/op_impl.hpp).

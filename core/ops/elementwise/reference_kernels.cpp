@@ -61,16 +61,23 @@ void AddFwdOp::Add::forward(const Tensor& a, const Tensor& b, double alpha, cons
   });
 }
 
-void ReluFwdOp::Relu::forward(const Tensor& x, const Tensor& out) {
+namespace {
+
+// out[i] = f(x[i]) in double, element by element (x and out contiguous, one dtype).
+template <class F>
+void map_in_double(const Tensor& x, const Tensor& out, F f) {
   const std::int64_t total = x.numel();
   visit_dtype(x.dtype(), [&]<class T>(TypeTag<T>) {
     const T* in = x.data<T>();
     T* po = out.data<T>();
-    for (std::int64_t i = 0; i < total; ++i) {
-      const double v = load(in[i]);
-      po[i] = store<T>(v > 0 ? v : 0.0);
-    }
+    for (std::int64_t i = 0; i < total; ++i) po[i] = store<T>(f(load(in[i])));
   });
+}
+
+}  // namespace
+
+void ReluFwdOp::Relu::forward(const Tensor& x, const Tensor& out) {
+  map_in_double(x, out, [](double v) { return v > 0 ? v : 0.0; });
 }
 
 namespace {
@@ -90,16 +97,10 @@ double gelu_tanh(double x) {
 
 void GeluFwdOp::Gelu::forward(const Tensor& x, const Tensor& out) {
   const bool tanh_form = call_.approximate == Approximation::tanh;
-  const std::int64_t total = x.numel();
-  visit_dtype(x.dtype(), [&]<class T>(TypeTag<T>) {
-    const T* in = x.data<T>();
-    T* po = out.data<T>();
-    for (std::int64_t i = 0; i < total; ++i) {
-      const double v = load(in[i]);
-      // Both formulas give 0 * inf = NaN at -inf, whose limit is -0.
-      const double y = v == -std::numeric_limits<double>::infinity() ? -0.0 : tanh_form ? gelu_tanh(v) : gelu_erf(v);
-      po[i] = store<T>(y);
-    }
+  map_in_double(x, out, [tanh_form](double v) {
+    // Both formulas give 0 * inf = NaN at -inf, whose limit is -0.
+    if (v == -std::numeric_limits<double>::infinity()) return -0.0;
+    return tanh_form ? gelu_tanh(v) : gelu_erf(v);
   });
 }
 

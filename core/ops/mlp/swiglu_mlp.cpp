@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "tileops/extend/identity.hpp"
+
 namespace tileops {
 namespace {
 

@@ -14,7 +14,7 @@
 namespace tileops {
 
 Op::Impl::Impl(Op& op, const OpClass& op_class, Target target_given)
-    : self(op), cls(op_class), plan(op_class.plan()), target(std::move(target_given)) {}
+    : self(op), cls(op_class), plan(signature_plan(op_class)), target(std::move(target_given)) {}
 
 Op::Op(const OpClass& cls, ParamMap params, Target target, std::initializer_list<std::string_view> injected)
     : impl_(std::make_unique<Impl>(*this, cls, std::move(target))) {
@@ -189,7 +189,7 @@ Op* Op::find_delegate(std::string_view stage, const Identity& identity) const {
   return nullptr;
 }
 
-Op* Op::hold_delegate(std::string_view stage, Identity identity, std::shared_ptr<Op> sub, bool injected) {
+Op* Op::hold_delegate(std::string_view stage, const Identity& identity, std::shared_ptr<Op> sub, bool injected) {
   const auto& decls = impl_->cls.delegate_types();
   auto decl = std::find_if(decls.begin(), decls.end(), [&](const DelegateDecl& d) { return d.stage == stage; });
   if (decl == decls.end()) {
@@ -210,7 +210,7 @@ Op* Op::hold_delegate(std::string_view stage, Identity identity, std::shared_ptr
     }
   }
   Op* raw = sub.get();
-  impl_->delegates.push_back({std::string(stage), std::move(identity), std::move(sub), injected});
+  impl_->delegates.push_back({std::string(stage), identity, std::move(sub), injected});
   lock.unlock();
   if (tune_requested()) raw->request_tune();
   return raw;

@@ -1,4 +1,4 @@
-#include "tileops/op_class.hpp"
+#include "tileops/extend/op_class_builder.hpp"
 
 #include <algorithm>
 #include <map>
@@ -20,7 +20,7 @@ struct DefinedClasses {
   std::map<std::string, std::shared_ptr<const OpClass>, std::less<>> by_name;
   // Every plan a class was built on: call records view their plan's names, so a record must
   // stay readable after its op and its class are gone.
-  std::vector<std::shared_ptr<const SignaturePlan>> plans;
+  std::vector<std::shared_ptr<const OpClass::Plan>> plans;
 };
 
 DefinedClasses& defined_classes() {
@@ -92,14 +92,14 @@ OpClass::Builder& OpClass::Builder::injected_parameter(std::string name) {
   return *this;
 }
 
-OpClass::Builder& OpClass::Builder::plan(std::shared_ptr<const SignaturePlan> plan) {
+OpClass::Builder& OpClass::Builder::plan(std::shared_ptr<const Plan> plan) {
   cls_.plan_ = std::move(plan);
   return *this;
 }
 
 OpClass OpClass::Builder::build() {
   if (!cls_.plan_) cls_.plan_ = SignaturePlan::for_op(cls_.name_);
-  const SignaturePlan& plan = *cls_.plan_;
+  const SignaturePlan& plan = signature_plan(cls_);
   if (!cls_.kernel_types_.empty() && cls_.interfaces_.empty()) {
     throw TypeError(cls_.name_ + ": holds kernel types but declares no kernel interfaces; declare interfaces instead");
   }

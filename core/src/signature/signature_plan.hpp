@@ -15,6 +15,7 @@
 
 #include "tileops/call_args.hpp"
 #include "tileops/export.hpp"
+#include "tileops/op_class.hpp"
 #include "tileops/ops/workload_cases.hpp"
 #include "tileops/signature.hpp"
 #include "tileops/value.hpp"
@@ -62,7 +63,14 @@ struct RooflineFigures {
   double bytes = 0;
 };
 
-class TILEOPS_API SignaturePlan {
+// An op class's opaque plan: the signature plan below is the only kind the core makes.
+class OpClass::Plan {
+ protected:
+  Plan() = default;
+  ~Plan() = default;
+};
+
+class TILEOPS_API SignaturePlan : public OpClass::Plan {
  public:
   // The plan of op class `op_name` from the manifest registry (built-in manifests compiled
   // into the library, then the config's manifest_path directories), compiled on first use and
@@ -165,5 +173,8 @@ class TILEOPS_API SignaturePlan {
   // traffic when the manifest gives none).
   virtual RooflineFigures eval_roofline(const SignatureCall& record) const = 0;
 };
+
+// The signature plan of `cls`.
+inline const SignaturePlan& signature_plan(const OpClass& cls) { return static_cast<const SignaturePlan&>(cls.plan()); }
 
 }  // namespace tileops

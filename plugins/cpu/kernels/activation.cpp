@@ -21,29 +21,32 @@ void silu_and_mul(DType dtype, int64_t rows, int64_t n, const void* x, void* y) 
                   });
 }
 
+namespace {
+
+// Checks a one-input element-wise call of `numel` elements and runs `body(i0, i1)` over ranges
+// of them split among the threads.
+template <class Body>
+void unary_elementwise(const char* name, DType dtype, int64_t numel, const void* x, void* y, Body body) {
+  check_float_dtype(name, dtype);
+  check_sizes(name, {numel});
+  check_buffer(name, "x", x, numel);
+  check_buffer(name, "y", y, numel);
+  // Each element moves two: one read, one written.
+  parallel_for_2d(1, numel, static_cast<int64_t>(2 * dtype_size(dtype)), kColumnAlign,
+                  [&](int64_t, int64_t, int64_t i0, int64_t i1) { body(i0, i1); });
+}
+
+}  // namespace
+
 void relu(DType dtype, int64_t numel, const void* x, void* y) {
-  constexpr const char* kName = "relu";
-  check_float_dtype(kName, dtype);
-  check_sizes(kName, {numel});
-  check_buffer(kName, "x", x, numel);
-  check_buffer(kName, "y", y, numel);
   const KernelTable& kernels = active_kernels();
-  parallel_for_2d(
-      1, numel, static_cast<int64_t>(2 * dtype_size(dtype)), kColumnAlign,
-      [&](int64_t, int64_t, int64_t i0, int64_t i1) { kernels.relu(dtype, x, y, i0, i1); });
+  unary_elementwise("relu", dtype, numel, x, y, [&](int64_t i0, int64_t i1) { kernels.relu(dtype, x, y, i0, i1); });
 }
 
 void gelu(DType dtype, int64_t numel, const void* x, void* y, bool tanh_approximation) {
-  constexpr const char* kName = "gelu";
-  check_float_dtype(kName, dtype);
-  check_sizes(kName, {numel});
-  check_buffer(kName, "x", x, numel);
-  check_buffer(kName, "y", y, numel);
   const KernelTable& kernels = active_kernels();
-  parallel_for_2d(1, numel, static_cast<int64_t>(2 * dtype_size(dtype)), kColumnAlign,
-                  [&](int64_t, int64_t, int64_t i0, int64_t i1) {
-                    kernels.gelu(dtype, tanh_approximation, x, y, i0, i1);
-                  });
+  unary_elementwise("gelu", dtype, numel, x, y,
+                    [&](int64_t i0, int64_t i1) { kernels.gelu(dtype, tanh_approximation, x, y, i0, i1); });
 }
 
 }  // namespace tileops::cpu

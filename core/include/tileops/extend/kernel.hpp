@@ -94,8 +94,11 @@ auto call_identity(const C& call) {
                         std::apply([](const auto&... field) { return std::make_tuple(field...); }, call.fields()));
 }
 
-template <CallSpecType C>
+// The type-erased operations of call spec type C, one record per type and shared object.
+// Declared unconstrained (op.hpp names it without this header); C must be a CallSpecType.
+template <class C>
 const CallSpecOps& call_spec_ops() {
+  static_assert(CallSpecType<C>, "a call spec derives CallSpec and has fields() whose values can key a cache");
   static const CallSpecOps ops{
       typeid(C),
       demangle(typeid(C)),
