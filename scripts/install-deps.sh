@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# Installs, with apt-get, exactly the Debian 12 packages the build and the tests need.
+# Installs, with apt-get, exactly the Debian 12 packages the build and the tests need; with
+# the argument `main`, only those the main job's build needs (no HIP, no clang: the GPU plugins
+# and the fuzzers are built by the test command).
 # Idempotent: packages already present are left alone and nothing is fetched when all are.
 set -euo pipefail
+
+profile=${1:-all}
+case "$profile" in
+  all | main) ;;
+  *) echo "install-deps: unknown profile '$profile' (expected main, or nothing for everything)" >&2; exit 2 ;;
+esac
 
 packages=(
   build-essential cmake ninja-build pkg-config
@@ -10,12 +18,16 @@ packages=(
   nlohmann-json3-dev libopenblas-dev libbenchmark-dev
   # libcsv: the CSV writer of `tileops bench --csv`
   libcsv-dev
+)
+test_packages=(
   # The rocm plugin: HIP 5.2's kernel compiler (clang 15 with the AMD GPU device libraries)
   # and its runtime's headers and library; about 340 MiB installed, 26 packages.
   hipcc libamdhip64-dev
   # clang 16 and its libFuzzer runtime, for scripts/fuzz.sh
   clang-16 libclang-rt-16-dev
 )
+
+if [ "$profile" = all ]; then packages+=("${test_packages[@]}"); fi
 
 missing=()
 for p in "${packages[@]}"; do
