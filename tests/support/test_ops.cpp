@@ -6,6 +6,7 @@
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/extend/op_class_builder.hpp"
+#include "tileops/ops/param_access.hpp"
 
 namespace tileops::test {
 namespace {
@@ -283,7 +284,7 @@ const OpClass& FillTestFwdOp::op_class() {
 }
 
 FillTestFwdOp::FillTestFwdOp(std::int64_t n, std::optional<Device> device, Target target)
-    : Op(op_class(), {{"n", n}, {"device", device ? Value(*device) : Value()}}, std::move(target)),
+    : Op(op_class(), {{"n", n}, {"device", op_params::to_value(device)}}, std::move(target)),
       n_(n),
       device_(device) {}
 

@@ -41,13 +41,14 @@ __global__ void __launch_bounds__(kThreads)
           for (int c = 0; c < kCols; ++c) w[u][c] = load_pack<kVec>(rows[c] + p * kVec);
         }
       }
+      // Guards rather than breaks: a loop that can exit early cannot be unrolled by every
+      // compiler (HIP's clang refuses), and these must be, to keep acc in registers.
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const std::int64_t p = p0 + static_cast<std::int64_t>(u) * kWarpSize;
-        if (p >= packs) break;
 #pragma unroll
         for (int r = 0; r < kRows; ++r) {
-          if (r >= m) break;
+          if (p >= packs || r >= m) continue;
           const Pack<T, kVec> x = load_pack<kVec>(a + r * k + p * kVec);
 #pragma unroll
           for (int e = 0; e < kVec; ++e) {
