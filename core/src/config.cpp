@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -24,10 +25,11 @@ constexpr std::size_t kMaxNameLength = 256;
 
 constexpr std::array<const char*, 7> kLogLevels = {"trace", "debug", "info", "warn", "error", "critical", "off"};
 
-constexpr std::array<const char*, 8> kKeys = {"default_target",      "plugin_path",
-                                              "manifest_path",       "log_level",
-                                              "disable_plugins",     "allow_insecure_plugins",
-                                              "call_cache_capacity", "target_kernel_cache_capacity"};
+constexpr std::array<const char*, 10> kKeys = {"default_target",      "plugin_path",
+                                               "manifest_path",       "log_level",
+                                               "disable_plugins",     "disable_kernels",
+                                               "prefer_kernels",      "allow_insecure_plugins",
+                                               "call_cache_capacity", "target_kernel_cache_capacity"};
 
 // The sections whose keys are read: keys before any section header, and [tileops].
 bool read_section(const std::string& section) { return section.empty() || section == "tileops"; }
@@ -141,6 +143,54 @@ std::vector<std::string> plugin_names(const std::string& value, const std::strin
   return names;
 }
 
+void check_kernel_key(const std::string& key, const std::string& origin) {
+  const bool plain =
+      std::all_of(key.begin(), key.end(), [](char c) { return c > 0x20 && c != 0x7f && c != ',' && c != '='; });
+  if (key.empty() || !plain || key.size() > kMaxNameLength) {
+    throw ConfigError(origin + ": invalid kernel type key '" + (key.size() > kMaxNameLength ? key.substr(0, 40) + "..." : key) +
+                      "'; expected keys like cpu_rms_norm, without spaces, ',' or '='");
+  }
+}
+
+std::vector<std::string> kernel_keys(const std::string& value, const std::string& origin) {
+  std::vector<std::string> keys = split(value, ',');
+  for (const std::string& key : keys) check_kernel_key(key, origin);
+  return keys;
+}
+
+void check_preferences(const std::vector<KernelPreference>& prefs, const std::string& origin) {
+  for (std::size_t i = 0; i < prefs.size(); ++i) {
+    const std::string& op = prefs[i].op;
+    const bool identifier = std::all_of(op.begin(), op.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    if (op.empty() || !identifier || op.size() > kMaxNameLength) {
+      throw ConfigError(origin + ": invalid op class name '" + (op.size() > kMaxNameLength ? op.substr(0, 40) + "..." : op) +
+                        "'; expected entries like RMSNormFwdOp=cpu_rms_norm");
+    }
+    check_kernel_key(prefs[i].key, origin);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (prefs[j].op == op) {
+        throw ConfigError(origin + ": " + op + " is named twice (=" + prefs[j].key + " and =" + prefs[i].key +
+                          "); expected at most one preferred kernel type per op");
+      }
+    }
+  }
+}
+
+// prefer_kernels' value: ','-separated Op=key entries.
+std::vector<KernelPreference> kernel_preferences(const std::string& value, const std::string& origin) {
+  std::vector<KernelPreference> prefs;
+  for (const std::string& entry : split(value, ',')) {
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos) {
+      throw ConfigError(origin + ": invalid entry '" + (entry.size() > 80 ? entry.substr(0, 80) + "..." : entry) +
+                        "'; expected Op=key entries like RMSNormFwdOp=cpu_rms_norm");
+    }
+    prefs.push_back({trim(entry.substr(0, eq)), trim(entry.substr(eq + 1))});
+  }
+  check_preferences(prefs, origin);
+  return prefs;
+}
+
 // The directory relative entries of an environment variable are relative to: the working
 // directory, or none when it cannot be found (the entries then stay relative).
 fs::path working_directory() {
@@ -195,7 +245,8 @@ Config parse_config_file(const fs::path& path) {
     if (std::find(kKeys.begin(), kKeys.end(), e.key) == kKeys.end()) {
       fail(path, e.line, e.key,
            "unknown key; expected default_target, plugin_path, manifest_path, log_level, disable_plugins, "
-           "allow_insecure_plugins, call_cache_capacity or target_kernel_cache_capacity");
+           "disable_kernels, prefer_kernels, allow_insecure_plugins, call_cache_capacity or "
+           "target_kernel_cache_capacity");
     }
     const auto [it, fresh] = values.try_emplace(e.key, &e);
     if (!fresh) {
@@ -223,7 +274,18 @@ Config parse_config_file(const fs::path& path) {
   if (const std::string* v = value("plugin_path")) c.plugin_path = resolve_paths(*v, base, origin("plugin_path"));
   if (const std::string* v = value("manifest_path")) c.manifest_path = resolve_paths(*v, base, origin("manifest_path"));
   if (const std::string* v = value("log_level")) c.log_level = checked_log_level(*v, origin("log_level"));
-  if (const std::string* v = value("disable_plugins")) c.disable_plugins = plugin_names(*v, origin("disable_plugins"));
+  if (const std::string* v = value("disable_plugins")) {
+    c.disable_plugins = plugin_names(*v, origin("disable_plugins"));
+    c.disable_plugins_origin = line("disable_plugins");
+  }
+  if (const std::string* v = value("disable_kernels")) {
+    c.disable_kernels = kernel_keys(*v, origin("disable_kernels"));
+    c.disable_kernels_origin = line("disable_kernels");
+  }
+  if (const std::string* v = value("prefer_kernels")) {
+    c.prefer_kernels = kernel_preferences(*v, origin("prefer_kernels"));
+    c.prefer_kernels_origin = line("prefer_kernels");
+  }
   if (const std::string* v = value("allow_insecure_plugins")) {
     c.allow_insecure_plugins = parse_flag(*v, origin("allow_insecure_plugins"));
   }
@@ -305,6 +367,15 @@ Config load_config(const std::optional<fs::path>& file) {
   if (const char* v = env("TILEOPS_LOG_LEVEL")) c.log_level = checked_log_level(v, "environment variable TILEOPS_LOG_LEVEL");
   if (const char* v = env("TILEOPS_DISABLE_PLUGINS")) {
     c.disable_plugins = plugin_names(v, "environment variable TILEOPS_DISABLE_PLUGINS");
+    c.disable_plugins_origin = "environment variable TILEOPS_DISABLE_PLUGINS";
+  }
+  if (const char* v = env("TILEOPS_DISABLE_KERNELS")) {
+    c.disable_kernels = kernel_keys(v, "environment variable TILEOPS_DISABLE_KERNELS");
+    c.disable_kernels_origin = "environment variable TILEOPS_DISABLE_KERNELS";
+  }
+  if (const char* v = env("TILEOPS_PREFER_KERNELS")) {
+    c.prefer_kernels = kernel_preferences(v, "environment variable TILEOPS_PREFER_KERNELS");
+    c.prefer_kernels_origin = "environment variable TILEOPS_PREFER_KERNELS";
   }
   if (const char* v = env("TILEOPS_ALLOW_INSECURE_PLUGINS")) {
     c.allow_insecure_plugins = parse_flag(v, "environment variable TILEOPS_ALLOW_INSECURE_PLUGINS");
@@ -333,6 +404,18 @@ void set_config(Config c) {
   if (!c.default_target) c.default_target_origin.clear();
   if (c.default_target && c.default_target_origin.empty()) c.default_target_origin = "set_config";
   for (const std::string& name : c.disable_plugins) check_plugin_name(name, "set_config: disable_plugins");
+  for (const std::string& key : c.disable_kernels) check_kernel_key(key, "set_config: disable_kernels");
+  check_preferences(c.prefer_kernels, "set_config: prefer_kernels");
+  // Each list's origin: kept when given, "set_config" when not, none for an empty list.
+  for (auto [list_empty, origin] : {std::pair{c.disable_plugins.empty(), &c.disable_plugins_origin},
+                                    std::pair{c.disable_kernels.empty(), &c.disable_kernels_origin},
+                                    std::pair{c.prefer_kernels.empty(), &c.prefer_kernels_origin}}) {
+    if (list_empty) {
+      origin->clear();
+    } else if (origin->empty()) {
+      *origin = "set_config";
+    }
+  }
   for (const auto* paths : {&c.plugin_path, &c.manifest_path}) {
     const std::string origin = paths == &c.plugin_path ? "set_config: plugin_path" : "set_config: manifest_path";
     for (const fs::path& p : *paths) {

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "support/host_runtime.hpp"
+#include "support/scoped_config.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_ops.hpp"
 #include "tileops/config.hpp"
@@ -26,18 +27,6 @@ struct PartialTarget {
       return [](const CallArgs&) -> OpOutputs { return {}; };
     });
   }
-};
-
-// Replaces the process config for the scope.
-class ScopedConfig {
- public:
-  explicit ScopedConfig(Config c) : saved_(config()) { set_config(std::move(c)); }
-  ~ScopedConfig() { set_config(saved_); }
-  ScopedConfig(const ScopedConfig&) = delete;
-  ScopedConfig& operator=(const ScopedConfig&) = delete;
-
- private:
-  Config saved_;
 };
 
 }  // namespace

@@ -42,7 +42,7 @@ fs::path write_plugin(const TempDir& dir, const std::string& name, const std::st
 // The single load failure of loading `dir`.
 tileops::PluginLoadFailure load_failure(const fs::path& dir, bool allow_insecure = false) {
   PluginHost host;
-  host.load({dir}, {{}, allow_insecure});
+  host.load({dir}, {.allow_insecure = allow_insecure});
   REQUIRE(host.failures().size() == 1);
   CHECK(host.loaded().empty());
   return host.failures()[0];
@@ -163,7 +163,7 @@ TEST_CASE("a plugin file or directory writable by everyone is refused unless the
   SUBCASE("allow_insecure_plugins loads it, with a warning") {
     fs::permissions(copy, fs::perms::others_write, fs::perm_options::add);
     PluginHost host;
-    host.load({dir.path()}, {{}, true});
+    host.load({dir.path()}, {.allow_insecure = true});
     REQUIRE(host.loaded().size() == 1);
     REQUIRE(host.loaded()[0].warnings.size() == 1);
     CHECK(host.loaded()[0].warnings[0].starts_with("loaded although it is writable by everyone"));

@@ -96,7 +96,7 @@ TEST_CASE("a name loaded by an earlier load() call shadows the same name in a la
 
 TEST_CASE("a plugin named in disable_plugins is not loaded") {
   PluginHost host;
-  host.load({corpus("good"), corpus("shadow")}, {{"good"}});
+  host.load({corpus("good"), corpus("shadow")}, {.disabled = {"good"}});
   CHECK(host.loaded().empty());
   REQUIRE(host.skipped().size() == 2);
   CHECK(host.skipped()[0].reason == "disabled by the config's disable_plugins");

@@ -253,6 +253,16 @@ std::vector<RegisteredKernelType> registered_kernel_types(std::string_view op) {
 
 namespace backend {
 
+std::vector<std::string> registered_kernel_keys() {
+  Registry& r = registry();
+  std::shared_lock lock(r.mutex);
+  std::vector<std::string> keys;
+  for (const auto& [op, types] : r.kernel_types) {
+    for (const RegisteredKernelType& t : types) keys.push_back(t.key);
+  }
+  return keys;
+}
+
 OwnedBuilder find_builder(std::string_view op, std::string_view target) {
   Registry& r = registry();
   std::shared_lock lock(r.mutex);

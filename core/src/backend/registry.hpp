@@ -34,6 +34,9 @@ OwnedBuilder find_builder(std::string_view op, std::string_view target);
 std::string runtime_owner(DeviceType type);
 
 // True when some backend registered a detector or a builder under `target`.
+// The keys of every kernel type registered so far, for every op.
+std::vector<std::string> registered_kernel_keys();
+
 bool target_known(std::string_view target);
 
 struct NamedDetector {

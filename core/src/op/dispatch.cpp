@@ -50,7 +50,9 @@ int select_implementation(const std::string& op, const InstalledKernels& table, 
     const InstalledKernel& kernel = table.kernels[k];
     const KernelType& t = *kernel.type;
     std::optional<std::string> reason;
-    if (std::find(t.devices.begin(), t.devices.end(), type) == t.devices.end()) {
+    if (!kernel.disabled_by.empty()) {
+      reason = "disabled by " + kernel.disabled_by;
+    } else if (std::find(t.devices.begin(), t.devices.end(), type) == t.devices.end()) {
       reason = "runs on " + join(t.devices) + ", not " + type;
     } else if (!t.supported_archs.empty() &&
                (!where.arch || std::find(t.supported_archs.begin(), t.supported_archs.end(), *where.arch) ==
@@ -71,6 +73,13 @@ int select_implementation(const std::string& op, const InstalledKernels& table, 
   if (applicable.empty()) {
     throw ValueError(op + ": no implementation serves this call " + call_str + " on " + device.str() +
                      " (interface '" + interface_name + "'): " + join(reasons));
+  }
+
+  for (int k : applicable) {
+    if (table.kernels[k].preferred_by.empty()) continue;
+    log().debug("{} [{}] dispatch {}: selected '{}', preferred by {}", op, interface_name, call_str, table.kernels[k].key,
+                table.kernels[k].preferred_by);
+    return k;
   }
 
   const bool any_specific = std::any_of(applicable.begin(), applicable.end(),
@@ -98,8 +107,9 @@ int select_implementation(const std::string& op, const InstalledKernels& table, 
     for (int k : winners) tied.push_back(table.kernels[k].key + " (" + table.kernels[k].origin() + ")");
     throw ValueError(op + ": dispatch is ambiguous for " + call_str + " on " + device.str() + " (interface '" +
                      interface_name + "'): " + join(tied) +
-                     " all apply and none is preferred over the others; declare preferred_over in one of them, or "
-                     "leave out the plugin that brought one with the config's disable_plugins");
+                     " all apply and none is preferred over the others; declare preferred_over in one of them, "
+                     "choose one for this op with prefer_kernels (" + op + "=<key>), or leave one out with "
+                     "disable_kernels or its plugin with disable_plugins");
   }
   log().debug("{} [{}] dispatch {}: selected '{}'", op, interface_name, call_str, table.kernels[winners[0]].key);
   return winners[0];

@@ -2,15 +2,31 @@
 
 #include <algorithm>
 #include <functional>
+#include <mutex>
+#include <set>
 
 #include "backend/registry.hpp"
 #include "join.hpp"
+#include "logging.hpp"
+#include "setting_source.hpp"
 #include "signature/expr/intern.hpp"
+#include "tileops/config.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/ops/catalog.hpp"
 #include "tileops/extend/backend.hpp"
 
 namespace tileops {
 namespace {
+
+InstalledKernel installed(const std::string& key, const std::string& owner, bool in_tree,
+                          std::shared_ptr<const KernelType> type) {
+  InstalledKernel k;
+  k.key = key;
+  k.owner = owner;
+  k.in_tree = in_tree;
+  k.type = std::move(type);
+  return k;
+}
 
 int find_key(const std::vector<InstalledKernel>& kernels, const std::string& key) {
   for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -59,6 +75,55 @@ void resolve_preferences(const std::string& op, std::vector<InstalledKernel>& ke
   }
 }
 
+// True the first time `what` is asked about in the process: a setting that names nothing is
+// warned about once, not at every construction.
+bool first_warning(const std::string& what) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  std::lock_guard lock(mutex);
+  return warned.insert(what).second;
+}
+
+// Warns about each disable_kernels key that no built-in op's kernel type and no registered one
+// has (an application's own op classes are not looked at: they may not be defined yet).
+void warn_unknown_disabled_keys(const Config& c) {
+  std::set<std::string> known;
+  for (const std::string& key : backend::registered_kernel_keys()) known.insert(key);
+  for (const OpCatalogEntry& entry : op_catalog()) {
+    for (const auto& [key, type] : entry.op_class().kernel_types()) known.insert(key);
+  }
+  for (const std::string& key : c.disable_kernels) {
+    if (!known.contains(key) && first_warning("disable_kernels:" + key)) {
+      log().warn("{} names '{}', which no kernel type of the built-in ops or the loaded plugins has",
+                 setting_source("disable_kernels", c.disable_kernels_origin), key);
+    }
+  }
+}
+
+// Marks the keys the config disables, and the key it prefers for `op`.
+void apply_kernel_settings(const std::string& op, const Config& c, std::vector<InstalledKernel>& kernels) {
+  if (!c.disable_kernels.empty()) {
+    static std::once_flag checked;
+    std::call_once(checked, [&] { warn_unknown_disabled_keys(c); });
+  }
+  for (const std::string& key : c.disable_kernels) {
+    const int k = find_key(kernels, key);
+    if (k >= 0) kernels[k].disabled_by = setting_source("disable_kernels", c.disable_kernels_origin);
+  }
+  for (const KernelPreference& p : c.prefer_kernels) {
+    if (p.op != op) continue;
+    const int k = find_key(kernels, p.key);
+    if (k >= 0) {
+      kernels[k].preferred_by = setting_source("prefer_kernels", c.prefer_kernels_origin);
+    } else if (first_warning(op + "=" + p.key)) {
+      std::vector<std::string> keys;
+      for (const InstalledKernel& kernel : kernels) keys.push_back(kernel.key);
+      log().warn("{} names {}={}, but {} has no kernel type of that key (its keys: {}); the preference is ignored",
+                 setting_source("prefer_kernels", c.prefer_kernels_origin), op, p.key, op, join(keys));
+    }
+  }
+}
+
 }  // namespace
 
 std::string InstalledKernel::origin() const { return in_tree ? "in-tree" : owner_phrase(owner); }
@@ -66,13 +131,13 @@ std::string InstalledKernel::origin() const { return in_tree ? "in-tree" : owner
 InstalledKernels InstalledKernels::install(const OpClass& cls, bool include_registered) {
   const std::string& op = cls.name();
   InstalledKernels table;
-  for (const auto& [key, type] : cls.kernel_types()) table.kernels.push_back({key, "", true, type, -1, {}});
+  for (const auto& [key, type] : cls.kernel_types()) table.kernels.push_back(installed(key, "", true, type));
   for (const RegisteredKernelType& reg : include_registered ? registered_kernel_types(op) : std::vector<RegisteredKernelType>{}) {
     if (find_key(table.kernels, reg.key) >= 0) {
       throw ValueError(op + ": kernel types registered by " + owner_phrase(reg.owner) + " reuse keys it has: '" +
                        reg.key + "' is already an in-tree key");
     }
-    table.kernels.push_back({reg.key, reg.owner, false, reg.type, -1, {}});
+    table.kernels.push_back(installed(reg.key, reg.owner, false, reg.type));
   }
 
   const auto& interfaces = cls.interfaces();
@@ -125,6 +190,7 @@ InstalledKernels InstalledKernels::install(const OpClass& cls, bool include_regi
     }
   }
   resolve_preferences(op, table.kernels, direct);
+  if (include_registered) apply_kernel_settings(op, config(), table.kernels);
   return table;
 }
 

@@ -7,6 +7,7 @@
 #include "config_freeze.hpp"
 #include "logging.hpp"
 #include "plugin/plugin_host.hpp"
+#include "setting_source.hpp"
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
@@ -56,7 +57,8 @@ void load_backends() {
     plugin::PluginHost& host = process_host();
     detail::freeze_load_time_config();
     const Config c = config();
-    host.load(plugin_search_path(), {c.disable_plugins, c.allow_insecure_plugins});
+    host.load(plugin_search_path(),
+              {c.disable_plugins, setting_source("disable_plugins", c.disable_plugins_origin), c.allow_insecure_plugins});
     warn_unmatched_config(c, host);
     const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     log().info("loaded {} plugin(s) in {:.2f} ms; {} load failure(s), {} skipped", host.loaded().size(), ms,

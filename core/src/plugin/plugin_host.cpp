@@ -47,8 +47,9 @@ void PluginHost::load(const std::vector<std::filesystem::path>& directories, con
   }
   for (const PluginCandidate& candidate : found.candidates) {
     if (std::find(disabled.begin(), disabled.end(), candidate.name) != disabled.end()) {
-      log().info("plugin '{}' at {} is disabled by the config; not loaded", candidate.name, candidate.path.string());
-      skipped_.push_back({candidate.name, candidate.path, "disabled by the config's disable_plugins"});
+      const std::string by = policy.disabled_by.empty() ? "the config's disable_plugins" : policy.disabled_by;
+      log().info("plugin '{}' at {} is disabled by {}; not loaded", candidate.name, candidate.path.string(), by);
+      skipped_.push_back({candidate.name, candidate.path, "disabled by " + by});
       continue;
     }
     const auto [first, is_first] = first_seen_.try_emplace(candidate.name, candidate.path);

@@ -16,7 +16,8 @@ namespace tileops::plugin {
 
 // What a load() call may load.
 struct LoadPolicy {
-  std::vector<std::string> disabled;  // plugin names not to load (the config's disable_plugins)
+  std::vector<std::string> disabled = {};  // plugin names not to load (the config's disable_plugins)
+  std::string disabled_by = {};            // where that list came from, as setting_source() says it
   bool allow_insecure = false;        // the config's allow_insecure_plugins
 };
 

@@ -200,7 +200,9 @@ struct PluginLoadFailure {
 struct SkippedPlugin {
   std::string name;
   std::filesystem::path path;
-  std::string reason;  // "disabled by the config's disable_plugins", or "shadowed by <path>"
+  // "disabled by environment variable TILEOPS_DISABLE_PLUGINS" (or by disable_plugins in a config
+  // file's line, or given to set_config), or "shadowed by <path>"
+  std::string reason;
 };
 
 // The plugins load_backends() loaded, in load order. Calls load_backends() first.
