@@ -28,23 +28,23 @@ cudaDataType_t data_type(DType dtype) {
 
 template <class T>
 void set_desc(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attr, T value) {
-  check_cublas(cublasLtMatmulDescSetAttribute(desc, attr, &value, sizeof(value)), "setting a matmul attribute");
+  check_cublas(cublaslt().desc_set_attribute(desc, attr, &value, sizeof(value)), "setting a matmul attribute");
 }
 
 template <class T>
 void set_pref(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, T value) {
-  check_cublas(cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof(value)), "setting a heuristic preference");
+  check_cublas(cublaslt().preference_set_attribute(pref, attr, &value, sizeof(value)), "setting a heuristic preference");
 }
 
 struct DestroyPreference {
-  void operator()(cublasLtMatmulPreference_t p) const { cublasLtMatmulPreferenceDestroy(p); }
+  void operator()(cublasLtMatmulPreference_t p) const { cublaslt().preference_destroy(p); }
 };
 
 template <class T>
 T algo_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
   T value{};
   std::size_t written = 0;
-  cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof(value), &written);
+  cublaslt().algo_config_get_attribute(&algo, attr, &value, sizeof(value), &written);
   return value;
 }
 
@@ -65,15 +65,18 @@ std::string shape_text(const CublasLtGemmKernel::Call& c) {
 
 CublasLtGemmKernel::Layout CublasLtGemmKernel::make_layout(DType dtype, std::int64_t rows, std::int64_t cols) {
   cublasLtMatrixLayout_t l = nullptr;
-  check_cublas(cublasLtMatrixLayoutCreate(&l, data_type(dtype), static_cast<std::uint64_t>(rows),
+  check_cublas(cublaslt().layout_create(&l, data_type(dtype), static_cast<std::uint64_t>(rows),
                                           static_cast<std::uint64_t>(cols), rows),
                "creating a matrix layout");
   return Layout(l);
 }
 
 std::optional<std::string> CublasLtGemmKernel::refusal(const Call& call) {
-  if (call.dtype == DType::float16 || call.dtype == DType::bfloat16 || call.dtype == DType::float32) return std::nullopt;
-  return "serves float16, bfloat16 and float32, not " + std::string(dtype_name(call.dtype));
+  if (call.dtype != DType::float16 && call.dtype != DType::bfloat16 && call.dtype != DType::float32) {
+    return "serves float16, bfloat16 and float32, not " + std::string(dtype_name(call.dtype));
+  }
+  // Without the library the shared kernels still serve what they can.
+  return cublaslt_load_failure();
 }
 
 CublasLtGemmKernel::CublasLtGemmKernel(const Call& call) : Impl(call) {
@@ -85,7 +88,7 @@ CublasLtGemmKernel::CublasLtGemmKernel(const Call& call) : Impl(call) {
   const bool half = call.dtype != DType::float32;
   const cublasComputeType_t compute = tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   cublasLtMatmulDesc_t desc = nullptr;
-  check_cublas(cublasLtMatmulDescCreate(&desc, compute, CUDA_R_32F), "creating a matmul descriptor");
+  check_cublas(cublaslt().desc_create(&desc, compute, CUDA_R_32F), "creating a matmul descriptor");
   desc_.reset(desc);
   set_desc(desc, CUBLASLT_MATMUL_DESC_TRANSA, call.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N);
   set_desc(desc, CUBLASLT_MATMUL_DESC_TRANSB, call.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N);
@@ -96,7 +99,7 @@ CublasLtGemmKernel::CublasLtGemmKernel(const Call& call) : Impl(call) {
   out_ = make_layout(call.dtype, call.n, call.m);
 
   cublasLtMatmulPreference_t pref = nullptr;
-  check_cublas(cublasLtMatmulPreferenceCreate(&pref), "creating a heuristic preference");
+  check_cublas(cublaslt().preference_create(&pref), "creating a heuristic preference");
   const std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>, DestroyPreference> owned(pref);
   set_pref(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, kMaxWorkspace);
   // Split-K partial sums of half-precision products are combined in float32 only.
@@ -111,7 +114,7 @@ CublasLtGemmKernel::CublasLtGemmKernel(const Call& call) : Impl(call) {
     }
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
-    const cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(handle_, desc, first_.get(), second_.get(), out_.get(),
+    const cublasStatus_t s = cublaslt().algo_get_heuristic(handle_, desc, first_.get(), second_.get(), out_.get(),
                                                             out_.get(), pref, 1, &result, &found);
     if (s == CUBLAS_STATUS_SUCCESS && found > 0 && result.state == CUBLAS_STATUS_SUCCESS) {
       plans_[i] = Plan{result.algo, result.workspaceSize};
@@ -152,7 +155,7 @@ void CublasLtGemmKernel::run(const Plan& plan, const Tensor& a, const Tensor& b,
   Tensor workspace;
   if (plan.workspace > 0) workspace = Tensor::empty({static_cast<std::int64_t>(plan.workspace)}, DType::uint8, d.device());
   const float one = 1.0f, zero = 0.0f;
-  check_cublas(cublasLtMatmul(handle_, desc_.get(), &one, b.data_ptr(), first_.get(), a.data_ptr(), second_.get(), &zero,
+  check_cublas(cublaslt().matmul(handle_, desc_.get(), &one, b.data_ptr(), first_.get(), a.data_ptr(), second_.get(), &zero,
                               d.data_ptr(), out_.get(), d.data_ptr(), out_.get(), &plan.algo,
                               workspace.defined() ? workspace.data_ptr() : nullptr, plan.workspace,
                               static_cast<cudaStream_t>(stream)),

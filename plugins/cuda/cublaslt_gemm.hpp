@@ -18,8 +18,6 @@
 // share it, and the pool serves it without the driver.
 #pragma once
 
-#include <cublasLt.h>
-
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -27,6 +25,7 @@
 #include <string>
 #include <type_traits>
 
+#include "cublaslt_api.hpp"
 #include "tileops/extend/ops/gemm.hpp"
 
 namespace tileops::cuda {
@@ -35,6 +34,7 @@ class CublasLtGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<> {
  public:
   static constexpr DeviceTypes devices{"cuda"};
   static constexpr KeyList preferred_over{"cuda_dot_rows_gemm"};
+  // Refuses other dtypes, and every call when cuBLASLt cannot be loaded (saying why).
   static std::optional<std::string> refusal(const Call& call);
   // Builds the descriptors and plans; throws RuntimeError when cuBLASLt has no algorithm for
   // 256-byte-aligned operands of this call.
@@ -51,10 +51,10 @@ class CublasLtGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<> {
     std::size_t workspace;
   };
   struct DestroyDesc {
-    void operator()(cublasLtMatmulDesc_t d) const { cublasLtMatmulDescDestroy(d); }
+    void operator()(cublasLtMatmulDesc_t d) const { cublaslt().desc_destroy(d); }
   };
   struct DestroyLayout {
-    void operator()(cublasLtMatrixLayout_t l) const { cublasLtMatrixLayoutDestroy(l); }
+    void operator()(cublasLtMatrixLayout_t l) const { cublaslt().layout_destroy(l); }
   };
   using Desc = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulDesc_t>, DestroyDesc>;
   using Layout = std::unique_ptr<std::remove_pointer_t<cublasLtMatrixLayout_t>, DestroyLayout>;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 
+#include "cublaslt_api.hpp"
 #include "gpu_runtime.hpp"
 #include "tileops/errors.hpp"
 
@@ -31,8 +32,8 @@ bool read_tf32_variable() {
 
 void check_cublas(cublasStatus_t status, const char* what) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
-  throw RuntimeError(std::string("cuda: cuBLASLt ") + what + " failed: " + cublasLtGetStatusName(status) + " (" +
-                     cublasLtGetStatusString(status) + ")");
+  throw RuntimeError(std::string("cuda: cuBLASLt ") + what + " failed: " + cublaslt().status_name(status) + " (" +
+                     cublaslt().status_string(status) + ")");
 }
 
 cublasLtHandle_t cublaslt_handle(int index) {
@@ -43,7 +44,7 @@ cublasLtHandle_t cublaslt_handle(int index) {
   HandleSlot& slot = slots[static_cast<std::size_t>(index)];
   std::call_once(slot.once, [&] {
     gpu::DeviceGuard on(index);
-    check_cublas(cublasLtCreate(&slot.handle), "creating a handle");
+    check_cublas(cublaslt().create(&slot.handle), "creating a handle");
   });
   return slot.handle;
 }
