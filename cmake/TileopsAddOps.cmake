@@ -6,20 +6,22 @@
 #   <INCLUDE_PREFIX>/<file>.hpp           the ops' classes (INCLUDE_PREFIX defaults to "<target>/ops")
 #   <INCLUDE_PREFIX>/kernels/<file>.hpp   their kernel interfaces, namespace <NAMESPACE>::ops
 #   <file>_reference.hpp                  their reference kernels' classes, namespace <NAMESPACE>::ref
-#   <file>_op_classes.cpp                 each op's op_class(), compiled into <target>
+#   <file>_op_classes.cpp                 each op's op_class() and the manifest's text, compiled
+#                                         into <target>: the program needs no manifest file at
+#                                         run time
 # (NAMESPACE defaults to <target>). <target>'s sources define each op's forward() and its
 # reference kernels' forward(), including <file>_reference.hpp. Everything is regenerated when a
 # manifest changes.
 #
 # tileops_generate_ops(<name> MANIFESTS ... OUT_DIR <dir> INCLUDE_PREFIX <p> KERNELS_OUT_DIR <dir>
 #                      KERNELS_PREFIX <p> INTERNAL_DIR <dir> NAMESPACE <ns> SOURCES_VAR <var>
-#                      [EXPORT_MACRO <m> EXPORT_INCLUDE <h>] [CATALOG <file>])
+#                      [EXPORT_MACRO <m> EXPORT_INCLUDE <h>] [CATALOG <file>] [EMBED_MANIFESTS])
 # is the step underneath: a custom target <name> that writes the files, and in <var> the
 # generated sources to compile.
 include_guard(GLOBAL)
 
 function(tileops_generate_ops name)
-  cmake_parse_arguments(PARSE_ARGV 1 GEN ""
+  cmake_parse_arguments(PARSE_ARGV 1 GEN "EMBED_MANIFESTS"
     "OUT_DIR;INCLUDE_PREFIX;KERNELS_OUT_DIR;KERNELS_PREFIX;INTERNAL_DIR;NAMESPACE;SOURCES_VAR;EXPORT_MACRO;EXPORT_INCLUDE;CATALOG"
     "MANIFESTS")
   foreach(required MANIFESTS OUT_DIR KERNELS_OUT_DIR KERNELS_PREFIX INTERNAL_DIR SOURCES_VAR)
@@ -39,6 +41,9 @@ function(tileops_generate_ops name)
            --kernels-prefix ${GEN_KERNELS_PREFIX} --internal-dir ${GEN_INTERNAL_DIR} --namespace ${GEN_NAMESPACE})
   if(GEN_EXPORT_MACRO)
     list(APPEND args --export-macro ${GEN_EXPORT_MACRO} --export-include ${GEN_EXPORT_INCLUDE})
+  endif()
+  if(GEN_EMBED_MANIFESTS)
+    list(APPEND args --embed-manifests)
   endif()
   if(GEN_CATALOG)
     list(APPEND args --catalog ${GEN_CATALOG})
@@ -83,7 +88,8 @@ function(tileops_add_ops target)
     KERNELS_PREFIX ${OPS_INCLUDE_PREFIX}/kernels
     INTERNAL_DIR ${root}/internal
     NAMESPACE ${OPS_NAMESPACE}
-    SOURCES_VAR op_class_sources)
+    SOURCES_VAR op_class_sources
+    EMBED_MANIFESTS)
   add_dependencies(${target} ${target}_op_classes)
   target_sources(${target} PRIVATE ${op_class_sources})
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${root}> PRIVATE ${root}/internal)

@@ -6,16 +6,14 @@
 #include <vector>
 
 #include "app/ops/softcap.hpp"
-#include "tileops/config.hpp"
+#include "tileops/errors.hpp"
 #include "tileops/ops/workload_cases.hpp"
 #include "tileops/testing.hpp"
 
-int main() {
-  // The manifest path makes manifests/softcap.yaml part of the process's manifest registry.
-  tileops::Config config = tileops::config();
-  config.manifest_path.push_back(APP_MANIFEST_DIR);
-  tileops::set_config(config);
+namespace {
 
+int run_cases() {
+  // No manifest path: the generated code embeds manifests/softcap.yaml.
   int failures = 0;
   const auto cases = tileops::workload_cases(app::SoftcapFwdOp::op_class(), 64);
   for (const tileops::WorkloadCase& c : cases) {
@@ -44,4 +42,15 @@ int main() {
     std::cout << "cap = -1 rejected: " << e.what() << "\n";
   }
   return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main() {
+  try {
+    return run_cases();
+  } catch (const tileops::Error& e) {
+    std::cout << "error: " << e.what() << "\n";
+    return 1;
+  }
 }

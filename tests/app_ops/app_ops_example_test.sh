@@ -16,5 +16,20 @@ cmake -S "$source_dir/examples/app_ops" -B "$work/app" -G Ninja -DCMAKE_PREFIX_P
 cmake --build "$work/app" > "$work/build.log"
 grep -q "class SoftcapFwdOp final" "$work/app/softcap_test_ops/app/ops/softcap.hpp"
 unset TILEOPS_CONFIG TILEOPS_MANIFEST_PATH
-"$work/app/softcap_test"
+# Run from elsewhere: the program carries its manifest and reads no file of the source tree.
+(cd "$work" && "$work/app/softcap_test")
+
+# A manifest on the path that says the same as the embedded one is the same definition; one
+# that says something else is an error naming both.
+mkdir -p "$work/same" "$work/different"
+cp "$source_dir/examples/app_ops/manifests/softcap.yaml" "$work/same/"
+TILEOPS_MANIFEST_PATH="$work/same" "$work/app/softcap_test" > /dev/null
+sed 's/default: 30.0/default: 20.0/' "$source_dir/examples/app_ops/manifests/softcap.yaml" > "$work/different/softcap.yaml"
+cmp -s "$work/same/softcap.yaml" "$work/different/softcap.yaml" && { echo "the edit of softcap.yaml changed nothing" >&2; exit 1; }
+if TILEOPS_MANIFEST_PATH="$work/different" "$work/app/softcap_test" > "$work/different.log" 2>&1; then
+  echo "a manifest file that redefines SoftcapFwdOp differently was accepted" >&2
+  exit 1
+fi
+grep -q "the op is defined differently in $work/different/softcap.yaml and in softcap.yaml (embedded in the program)" \
+  "$work/different.log" || { cat "$work/different.log" >&2; exit 1; }
 echo "app_ops example: all checks passed"

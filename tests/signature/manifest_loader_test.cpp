@@ -157,6 +157,26 @@ TEST_CASE("the registry finds specs across the built-in manifests and manifest d
                                               "bad.yaml: BadFwdOp: stauts: unknown field 'stauts'");
 }
 
+TEST_CASE("an embedded manifest and a file on the path are one definition when they say the same, an error naming both when not") {
+  test::TempDir dir;
+  const std::string good(kGood);
+  dir.write("same/good.yaml", "# a copy with a comment and its own layout\n" + good);
+  std::string different = good;
+  different.replace(different.find("torch.relu"), std::string("torch.relu").size(), "torch.abs");
+  dir.write("different/good.yaml", different);
+  const manifest::ManifestRegistry same({dir.path() / "same"}, {{"good.yaml", good}});
+  CHECK(same.spec("GoodFwdOp").file == "good.yaml");
+  const manifest::ManifestRegistry differs({dir.path() / "different"}, {{"good.yaml", good}});
+  test::expect_error<manifest::ManifestError>(
+      [&] { differs.spec("GoodFwdOp"); },
+      "GoodFwdOp: (entry): the op is defined differently in " + (dir.path() / "different/good.yaml").string() +
+          " and in good.yaml (embedded in the program)");
+  manifest::ManifestRegistry later({});
+  test::expect_error<ValueError>([&] { later.spec("GoodFwdOp"); }, "no manifest entry is named 'GoodFwdOp'");
+  later.add_embedded("good.yaml", good);
+  CHECK(later.spec("GoodFwdOp").name == "GoodFwdOp");
+}
+
 TEST_CASE("validate_manifests: duplicates across files, stage ops resolved against the built-ins") {
   test::TempDir dir;
   const std::string composite = R"yaml(

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,12 @@ std::string emit_kernel_header(const std::string& stem, const std::vector<OpMode
 std::string emit_reference_header(const std::string& stem, const std::vector<OpModel>& ops, const Options& options);
 
 // The source defining each implemented op's op_class(): its interfaces and reference kernels,
-// or its stages. It includes <stem>_reference.hpp from its own directory.
-std::string emit_op_classes(const std::string& stem, const std::vector<OpModel>& ops, const Options& options);
+// or its stages. It includes <stem>_reference.hpp from its own directory. With `manifest_text`,
+// it also embeds that text and adds it to the process's manifests while the program starts
+// (tileops::add_embedded_manifest, named <stem>.yaml). Throws std::runtime_error when the text
+// holds the raw string's closing delimiter.
+std::string emit_op_classes(const std::string& stem, const std::vector<OpModel>& ops, const Options& options,
+                            const std::optional<std::string>& manifest_text = std::nullopt);
 
 // A header defining `<ns>::generated_catalog_entries()`: one OpCatalogEntry per implemented
 // op, sorted by name.

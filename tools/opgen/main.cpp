@@ -8,13 +8,17 @@
 //
 //   tileops-opgen --out-dir DIR --kernels-out-dir DIR --kernels-prefix P --internal-dir DIR
 //                 [--namespace NS] [--include-prefix P] [--export-macro M --export-include H]
-//                 [--catalog FILE] MANIFEST.yaml...
+//                 [--catalog FILE] [--embed-manifests] MANIFEST.yaml...
+//
+// --embed-manifests puts each manifest's text into its <stem>_op_classes.cpp, added to the
+// process's manifests while the program starts (an application's ops need no file at run time).
 //
 // A file is rewritten only when its text changes, so an unchanged manifest rebuilds nothing.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -37,6 +41,14 @@ void write_if_changed(const std::filesystem::path& path, const std::string& text
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return text.str();
+}
+
 int run(int argc, char** argv) {
   opgen::Options options;
   std::filesystem::path out_dir;
@@ -44,6 +56,7 @@ int run(int argc, char** argv) {
   std::filesystem::path internal_dir;
   std::filesystem::path catalog;
   std::vector<std::string> manifests;
+  bool embed = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&]() -> std::string {
@@ -66,6 +79,8 @@ int run(int argc, char** argv) {
       options.export_macro = value();
     } else if (arg == "--export-include") {
       options.export_include = value();
+    } else if (arg == "--embed-manifests") {
+      embed = true;
     } else if (arg == "--catalog") {
       catalog = value();
     } else if (arg.starts_with("--")) {
@@ -80,11 +95,13 @@ int run(int argc, char** argv) {
         "usage: tileops-opgen --out-dir DIR --kernels-out-dir DIR --kernels-prefix P --internal-dir DIR MANIFEST.yaml...");
   }
   std::map<std::string, std::vector<opgen::OpModel>> files;
+  std::map<std::string, std::string> texts;  // by stem, with --embed-manifests
   std::map<std::string, std::string> home;
   for (const std::string& m : manifests) {
     auto ops = opgen::read_manifest(m);
     if (ops.empty()) continue;
     const std::string stem = ops.front().stem;
+    if (embed) texts[stem] = read_text(m);
     for (const auto& op : ops) {
       if (!home.emplace(op.name, stem).second) throw std::runtime_error(m + ": " + op.name + " is defined twice");
     }
@@ -95,7 +112,10 @@ int run(int argc, char** argv) {
     write_if_changed(out_dir / (stem + ".hpp"), opgen::emit_header(stem, ops, home, options));
     write_if_changed(kernels_out_dir / (stem + ".hpp"), opgen::emit_kernel_header(stem, ops, options));
     write_if_changed(internal_dir / (stem + "_reference.hpp"), opgen::emit_reference_header(stem, ops, options));
-    write_if_changed(internal_dir / (stem + "_op_classes.cpp"), opgen::emit_op_classes(stem, ops, options));
+    const auto text = texts.find(stem);
+    write_if_changed(internal_dir / (stem + "_op_classes.cpp"),
+                     opgen::emit_op_classes(stem, ops, options,
+                                            text == texts.end() ? std::nullopt : std::optional<std::string>(text->second)));
     for (const auto& op : ops) all.push_back(&op);
   }
   if (!catalog.empty()) write_if_changed(catalog, opgen::emit_catalog(all, options));

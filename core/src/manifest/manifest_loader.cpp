@@ -345,6 +345,7 @@ OpSpec read_entry(const std::string& name, const YAML::Node& node, const std::st
   OpSpec spec;
   spec.name = name;
   spec.file = file;
+  spec.canonical = YAML::Dump(node);
   require_map(node, "");
   // `interfaces` is read by the op generator (tools/opgen), not at run time.
   check_keys(node, "", {"family", "status", "ref_api", "signature", "workloads", "roofline", "composition", "interfaces"});

@@ -37,8 +37,13 @@ std::vector<LoadedFile> load_manifest_directory(const std::filesystem::path& dir
   return out;
 }
 
-ManifestRegistry::ManifestRegistry(const std::vector<std::filesystem::path>& directories) {
+ManifestRegistry::ManifestRegistry(const std::vector<std::filesystem::path>& directories,
+                                   const std::vector<std::pair<std::string, std::string>>& embedded) {
   for (const ManifestSource& src : builtin_manifest_sources()) files_.push_back(load_manifest_text(src.text, std::string(src.name)));
+  for (const auto& [name, text] : embedded) {
+    files_.push_back(load_manifest_text(text, name));
+    embedded_files_.insert(name);
+  }
   for (const auto& dir : directories) {
     for (LoadedFile& file : load_manifest_directory(dir)) {
       for (const Problem& p : file.problems) {
@@ -47,9 +52,17 @@ ManifestRegistry::ManifestRegistry(const std::vector<std::filesystem::path>& dir
       files_.push_back(std::move(file));
     }
   }
-  for (const LoadedFile& f : files_) {
-    for (const OpSpec& s : f.specs) specs_[s.name].push_back(&s);
-  }
+  for (const LoadedFile& f : files_) index(f);
+}
+
+void ManifestRegistry::index(const LoadedFile& file) {
+  for (const OpSpec& s : file.specs) specs_[s.name].push_back(&s);
+}
+
+void ManifestRegistry::add_embedded(const std::string& name, const std::string& text) {
+  files_.push_back(load_manifest_text(text, name));
+  embedded_files_.insert(name);
+  index(files_.back());
 }
 
 const OpSpec& ManifestRegistry::spec(std::string_view op) const {
@@ -62,6 +75,19 @@ const OpSpec& ManifestRegistry::spec(std::string_view op) const {
   const auto it = specs_.find(op);
   if (!problems.empty()) throw ManifestError(std::move(problems));
   if (it != specs_.end() && it->second.size() > 1) {
+    const auto embedded = std::find_if(it->second.begin(), it->second.end(),
+                                       [&](const OpSpec* s) { return embedded_files_.contains(s->file); });
+    if (embedded != it->second.end()) {
+      for (const OpSpec* s : it->second) {
+        if (s->canonical != (*embedded)->canonical) {
+          throw ManifestError({{s->file, std::string(op), "(entry)",
+                                "the op is defined differently in " + s->file + " and in " + (*embedded)->file +
+                                    " (embedded in the program); remove the file from the manifest path or make it "
+                                    "say the same"}});
+        }
+      }
+      return **embedded;
+    }
     std::string files;
     for (const OpSpec* s : it->second) files += (files.empty() ? "" : " and ") + s->file;
     throw ManifestError({{it->second.back()->file, std::string(op), "(entry)", "the op is defined in both " + files}});

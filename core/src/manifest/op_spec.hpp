@@ -116,6 +116,7 @@ class OpSpec {
  public:
   std::string name;  // the op class name (the entry's key)
   std::string file;  // the manifest file name it came from
+  std::string canonical;  // the entry as YAML in one layout: equal for entries that say the same
   std::string family;
   std::string status;  // "implemented" or "spec-only"
   std::string ref_api;

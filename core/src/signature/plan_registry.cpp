@@ -6,6 +6,7 @@
 #include "manifest/manifest_registry.hpp"
 #include "signature/plan_builder.hpp"
 #include "tileops/config.hpp"
+#include "tileops/extend/manifest.hpp"
 
 namespace tileops {
 namespace {
@@ -22,11 +23,13 @@ struct ProcessPlans {
   std::mutex mutex;
   std::unique_ptr<manifest::ManifestRegistry> registry;
   std::map<std::string, std::shared_ptr<const SignaturePlan>, std::less<>> plans;
+  // The manifests programs embedded before the registry loaded, as name and text.
+  std::vector<std::pair<std::string, std::string>> embedded;
 
   manifest::ManifestRegistry& manifests() {
     if (!registry) {
       detail::freeze_load_time_config();
-      registry = std::make_unique<manifest::ManifestRegistry>(config().manifest_path);
+      registry = std::make_unique<manifest::ManifestRegistry>(config().manifest_path, embedded);
     }
     return *registry;
   }
@@ -46,6 +49,16 @@ std::shared_ptr<const SignaturePlan> SignaturePlan::for_op(std::string_view op_n
   std::shared_ptr<const SignaturePlan> plan = build_or_throw(p.manifests().spec(op_name));
   p.plans.emplace(std::string(op_name), plan);
   return plan;
+}
+
+void add_embedded_manifest(std::string_view name, std::string_view yaml) {
+  ProcessPlans& p = process_plans();
+  std::lock_guard lock(p.mutex);
+  if (p.registry) {
+    p.registry->add_embedded(std::string(name), std::string(yaml));
+  } else {
+    p.embedded.emplace_back(name, yaml);
+  }
 }
 
 std::vector<std::string> SignaturePlan::manifest_op_names() {
