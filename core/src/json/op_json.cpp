@@ -1,4 +1,4 @@
-#include "op_json.hpp"
+#include "json/op_json.hpp"
 
 #include <type_traits>
 #include <variant>
@@ -7,7 +7,7 @@
 #include "manifest/op_spec.hpp"
 #include "tileops/extend/backend.hpp"
 
-namespace tileops::cli {
+namespace tileops::json {
 namespace {
 
 nlohmann::json kernel_json(const std::string& key, const std::string& plugin, const KernelType& t) {
@@ -90,6 +90,15 @@ nlohmann::json op_json(const OpCatalogEntry& entry) {
     }
     interfaces.push_back({{"name", decl.name}, {"type", decl.type_name}, {"kernels", kernels}});
   }
+  nlohmann::json boundaries = nlohmann::json::array();
+  const SignaturePlan& plan = cls.plan();
+  for (const BoundaryOperator& b : plan.boundary_operators()) {
+    nlohmann::json written = nlohmann::json::array();
+    for (std::size_t i : b.written) written.push_back(plan.input_names()[i]);
+    nlohmann::json null_outputs = nlohmann::json::array();
+    for (std::size_t o : b.null_outputs) null_outputs.push_back(plan.output_names()[o]);
+    boundaries.push_back({{"name", b.name}, {"written", written}, {"out", b.out}, {"null_outputs", null_outputs}});
+  }
   nlohmann::json stages = nlohmann::json::array();
   for (const DelegateDecl& d : cls.delegate_types()) stages.push_back({{"stage", d.stage}, {"op", d.op}});
   return {{"name", cls.name()},
@@ -99,9 +108,16 @@ nlohmann::json op_json(const OpCatalogEntry& entry) {
           {"inputs", inputs},
           {"outputs", outputs},
           {"compile_op_names", cls.compile_op_names()},
+          {"boundary_operators", boundaries},
           {"interfaces", interfaces},
           {"delegates", stages},
           {"targets", registered_targets(cls.name())}};
+}
+
+nlohmann::json params_json(const ParamMap& params) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, value] : params) out[name] = value_json(value);
+  return out;
 }
 
 nlohmann::json record_json(const SignatureCall& record) {
@@ -124,6 +140,8 @@ nlohmann::json record_json(const SignatureCall& record) {
     for (const auto& c : s.calls) calls.push_back(record_json(*c));
     stages.push_back({{"stage", std::string(s.stage)}, {"calls", calls}});
   }
+  nlohmann::json kernels = nlohmann::json::array();
+  for (std::string_view k : record.kernels) kernels.push_back(std::string(k));
   return {{"op", std::string(record.op)},
           {"indices", indices},
           {"branch_key", record.branch_key},
@@ -132,7 +150,8 @@ nlohmann::json record_json(const SignatureCall& record) {
           {"traffic", traffic},
           {"written", written},
           {"has_out", record.has_out},
+          {"kernels", kernels},
           {"stages", stages}};
 }
 
-}  // namespace tileops::cli
+}  // namespace tileops::json
