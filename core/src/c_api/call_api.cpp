@@ -103,7 +103,6 @@ void copy_to_buffer(const Op& op, std::size_t o, const Tensor& output, const Ten
 
 // Sets each output ref to its tensor; on a failure releases those already set and rethrows.
 void fill_outputs(tileops_call& call, const OpOutputs& outputs) {
-  for (std::size_t o = 0; o < call.num_outputs; ++o) call.outputs[o].ptr = nullptr;
   std::size_t filled = 0;
   try {
     for (; filled < call.num_outputs; ++filled) fill_ref(call.outputs[filled], outputs[filled]);
@@ -158,6 +157,9 @@ extern "C" tileops_status* tileops_op_call(tileops_op* op, tileops_call* call) {
   return guarded([&] {
     require_pointer(call, "call");
     check_struct_size(call->struct_size, sizeof *call, sizeof *call, "tileops_call");
+    if (call->outputs != nullptr) {
+      for (std::size_t o = 0; o < call->num_outputs; ++o) call->outputs[o].ptr = nullptr;
+    }
     CallTensors taken = take_refs(*call);
     require_pointer(op, "op");
     check_counts(*op->op, *call);
