@@ -501,8 +501,9 @@ static void test_bool_dlpack(void) {
 
   DLManagedTensor* legacy_out = NULL;
   EXPECT_ERROR(tileops_tensor_to_dlpack(t, 0, &legacy_out), TILEOPS_TYPE_ERROR, "bool has no code in DLPack 0.x");
-  if (OK(tileops_tensor_to_dlpack(t, TILEOPS_DLPACK_BOOL_AS_UINT8, &legacy_out))) {
-    CHECK(legacy_out->dl_tensor.dtype.code == kDLUInt && legacy_out->dl_tensor.data == (void*)flags);
+  if (OK(tileops_tensor_to_dlpack(t, TILEOPS_DLPACK_LEGACY_BOOL, &legacy_out))) {
+    CHECK(legacy_out->dl_tensor.dtype.code == 6 && legacy_out->dl_tensor.dtype.bits == 8);
+    CHECK(legacy_out->dl_tensor.data == (void*)flags);
     legacy_out->deleter(legacy_out);
   }
   DLManagedTensorVersioned* versioned_out = NULL;
@@ -543,6 +544,13 @@ static void test_bool_dlpack(void) {
 
 static void test_json_and_streams(void) {
   char* json = NULL;
+  if (OK(tileops_workloads_json("RMSNormFwdOp", 64, &json))) {
+    CHECK(strstr(json, "\"id\":\"llama-8b-prefill-float16\"") != NULL);
+    CHECK(strstr(json, "\"inputs\":[{\"device\":\"cpu\",\"dtype\":\"float16\",\"shape\":[64,4096]}") != NULL);
+    CHECK(strstr(json, "\"normalized_shape\":[4096]") != NULL);
+    tileops_string_free(json);
+  }
+  EXPECT_ERROR(tileops_workloads_json("RMSNormFwdOp", -1, &json), TILEOPS_VALUE_ERROR, "index_cap -1 is negative");
   if (OK(tileops_ops_json(NULL, &json))) {
     CHECK(strstr(json, "\"name\":\"RMSNormFwdOp\"") != NULL);
     CHECK(strstr(json, "\"name\":\"tileops::norm_rms_norm_fwd\"") != NULL);

@@ -103,6 +103,12 @@ TILEOPS_C_API void tileops_string_free(char* text);
    written, out, null_outputs}], interfaces, delegates, targets}. Loads the backends. ValueError
    listing the known ops for an unknown name. */
 TILEOPS_C_API tileops_status* tileops_ops_json(const char* op_name, char** json);
+/* `*json`: the cases of op `op_name`'s manifest workload rows, in row order (one per dtype
+   case): [{id, label, params: {name: value}, inputs: [{shape, dtype, device} or null, one per
+   manifest input]}]. With `index_cap` > 0 every index value above it is lowered to it (rows
+   scaled down for tests; parameters never change); 0 keeps the rows as written. ValueError for
+   an unknown op or a negative cap. */
+TILEOPS_C_API tileops_status* tileops_workloads_json(const char* op_name, int64_t index_cap, char** json);
 /* `*json`: {version, config_file, default_target, log_level, config_search_path, plugin_path,
    devices, plugins, load_failures, targets}, as `tileops info --json` prints it. */
 TILEOPS_C_API tileops_status* tileops_info_json(char** json);
@@ -119,7 +125,8 @@ typedef struct tileops_tensor tileops_tensor;
 /* DLPack flags of imports and exports. */
 #define TILEOPS_DLPACK_UINT8_AS_BOOL 1u  /* import: a uint8 tensor holds bool (producers that
                                             predate kDLBool send bool so) */
-#define TILEOPS_DLPACK_BOOL_AS_UINT8 2u  /* legacy export: a bool tensor goes out as uint8 */
+#define TILEOPS_DLPACK_LEGACY_BOOL 2u    /* legacy export: a bool tensor goes out with kDLBool
+                                            (code 6), which DLPack 0.8 gave the legacy struct */
 #define TILEOPS_DLPACK_READ_ONLY 4u      /* versioned export: flag the tensor read-only */
 
 /* Imports a DLPack tensor without copying (tileops::from_dlpack: the dtypes, devices and
@@ -131,7 +138,7 @@ TILEOPS_C_API tileops_status* tileops_tensor_from_dlpack(DLManagedTensor* manage
 TILEOPS_C_API tileops_status* tileops_tensor_from_dlpack_versioned(DLManagedTensorVersioned* managed,
                                                                    uint32_t flags, tileops_tensor** tensor);
 /* Exports `tensor` without copying as a legacy DLManagedTensor (tileops::to_dlpack). `flags`: 0
-   or TILEOPS_DLPACK_BOOL_AS_UINT8; a bool tensor without it is a TypeError. */
+   or TILEOPS_DLPACK_LEGACY_BOOL; a bool tensor without it is a TypeError. */
 TILEOPS_C_API tileops_status* tileops_tensor_to_dlpack(const tileops_tensor* tensor, uint32_t flags,
                                                        DLManagedTensor** managed);
 /* Exports `tensor` without copying for a consumer that reads DLPack up to version

@@ -9,6 +9,9 @@
 namespace tileops::c_api {
 namespace {
 
+// DLPack 0.8's code of bool, which Debian's DLPack 0.6 header does not name.
+constexpr std::uint8_t kDLBoolCode = 6;
+
 // `tensor` viewed with `dtype`, an element type of the same size.
 Tensor reinterpret(const Tensor& tensor, DType dtype) {
   return Tensor::from_storage(tensor.storage(), tensor.shape(), tensor.strides(), tensor.offset(), dtype);
@@ -51,10 +54,13 @@ Tensor import_dlpack(DLManagedTensorVersioned* managed, std::uint32_t flags) {
 }
 
 DLManagedTensor* export_dlpack(const Tensor& tensor, std::uint32_t flags) {
-  check_flags(flags, TILEOPS_DLPACK_BOOL_AS_UINT8, "to_dlpack");
-  const bool as_uint8 = (flags & TILEOPS_DLPACK_BOOL_AS_UINT8) != 0 && tensor.defined() && tensor.dtype() == DType::bool_ &&
-                        !tensor.device().is_meta();
-  return to_dlpack(as_uint8 ? reinterpret(tensor, DType::uint8) : tensor);
+  check_flags(flags, TILEOPS_DLPACK_LEGACY_BOOL, "to_dlpack");
+  const bool bool_code = (flags & TILEOPS_DLPACK_LEGACY_BOOL) != 0 && tensor.defined() && tensor.dtype() == DType::bool_ &&
+                         !tensor.device().is_meta();
+  if (!bool_code) return to_dlpack(tensor);
+  DLManagedTensor* managed = to_dlpack(reinterpret(tensor, DType::uint8));
+  managed->dl_tensor.dtype.code = kDLBoolCode;
+  return managed;
 }
 
 DLManagedTensorVersioned* export_dlpack_versioned(const Tensor& tensor, DLPackVersion consumer_max, std::uint32_t flags) {

@@ -15,7 +15,7 @@ namespace tileops::c_api {
 Tensor import_dlpack(DLManagedTensor* managed, std::uint32_t flags);
 Tensor import_dlpack(DLManagedTensorVersioned* managed, std::uint32_t flags);
 
-// to_dlpack; `flags` may hold TILEOPS_DLPACK_BOOL_AS_UINT8.
+// to_dlpack; `flags` may hold TILEOPS_DLPACK_LEGACY_BOOL.
 DLManagedTensor* export_dlpack(const Tensor& tensor, std::uint32_t flags);
 // to_dlpack_versioned for a consumer of DLPack up to `consumer_max`; `flags` may hold
 // TILEOPS_DLPACK_READ_ONLY.

@@ -3,6 +3,7 @@
 #include "c_api/json_out.hpp"
 #include "json/backend_json.hpp"
 #include "json/op_json.hpp"
+#include "tileops/errors.hpp"
 #include "tileops/ops/catalog.hpp"
 #include "tileops/target.hpp"
 #include "tileops/version.hpp"
@@ -34,6 +35,16 @@ tileops_status* tileops_ops_json(const char* op_name, char** json) {
     nlohmann::json all = nlohmann::json::array();
     for (const OpCatalogEntry& e : op_catalog()) all.push_back(json::op_json(e));
     write_json(all, json);
+  });
+}
+
+tileops_status* tileops_workloads_json(const char* op_name, int64_t index_cap, char** json) {
+  return guarded([&] {
+    require_pointer(json, "json");
+    *json = nullptr;
+    const OpCatalogEntry& entry = find_op(checked_string(op_name, "op_name"));
+    if (index_cap < 0) throw ValueError("index_cap " + std::to_string(index_cap) + " is negative; 0 keeps the rows as written");
+    write_json(json::workloads_json(entry.op_class(), index_cap), json);
   });
 }
 

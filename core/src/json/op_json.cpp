@@ -21,7 +21,7 @@ nlohmann::json kernel_json(const std::string& key, const std::string& plugin, co
 }
 
 // A value as the JSON type it is: None as null, numbers as numbers, lists and shapes as arrays;
-// dtypes, devices and tensors as their names.
+// dtypes and devices as their names, tensors as {shape, dtype, device}.
 template <typename Variant>
 nlohmann::json value_json(const Variant& value) {
   return std::visit(
@@ -34,6 +34,8 @@ nlohmann::json value_json(const Variant& value) {
           return v;
         } else if constexpr (std::is_same_v<T, Shape> || std::is_same_v<T, std::vector<std::int64_t>>) {
           return std::vector<std::int64_t>(v.begin(), v.end());
+        } else if constexpr (std::is_same_v<T, Tensor>) {
+          return tensor_spec_json(TensorSpec::of(v));
         } else {
           return value_str(value);
         }
@@ -112,6 +114,22 @@ nlohmann::json op_json(const OpCatalogEntry& entry) {
           {"interfaces", interfaces},
           {"delegates", stages},
           {"targets", registered_targets(cls.name())}};
+}
+
+nlohmann::json tensor_spec_json(const TensorSpec& spec) {
+  return {{"shape", std::vector<std::int64_t>(spec.shape.begin(), spec.shape.end())},
+          {"dtype", std::string(dtype_name(spec.dtype))},
+          {"device", spec.device.str()}};
+}
+
+nlohmann::json workloads_json(const OpClass& cls, std::int64_t index_cap) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const WorkloadCase& c : workload_cases(cls, index_cap)) {
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const auto& in : c.inputs) inputs.push_back(in ? tensor_spec_json(*in) : nlohmann::json(nullptr));
+    cases.push_back({{"id", c.id}, {"label", c.label}, {"params", params_json(c.params)}, {"inputs", inputs}});
+  }
+  return cases;
 }
 
 nlohmann::json params_json(const ParamMap& params) {

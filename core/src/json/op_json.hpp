@@ -6,6 +6,7 @@
 
 #include "tileops/export.hpp"
 #include "tileops/ops/catalog.hpp"
+#include "tileops/ops/workload_cases.hpp"
 #include "tileops/signature.hpp"
 
 namespace tileops::json {
@@ -18,9 +19,16 @@ namespace tileops::json {
 // operator is {name, written: [input names], out, null_outputs: [output names]}.
 TILEOPS_API nlohmann::json op_json(const OpCatalogEntry& entry);
 
-// {name: value} of `params`, each value typed as op_json's defaults are (a tensor as its
-// description, "Tensor(float32[4096], cpu)").
+// {shape, dtype, device} of a tensor.
+TILEOPS_API nlohmann::json tensor_spec_json(const TensorSpec& spec);
+
+// {name: value} of `params`, each value typed as op_json's defaults are (a tensor as
+// tensor_spec_json describes it).
 TILEOPS_API nlohmann::json params_json(const ParamMap& params);
+
+// [{id, label, params, inputs: [tensor_spec_json | null per manifest input]}] of the cases of
+// `cls`'s workload rows (workload_cases, with `index_cap`).
+TILEOPS_API nlohmann::json workloads_json(const OpClass& cls, std::int64_t index_cap);
 
 // The fields of a call record: op, indices, branch_key, device, tensors, traffic, written,
 // has_out, kernels (the keys that served the call itself) and stages (each stage's calls as
