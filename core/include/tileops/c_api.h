@@ -127,11 +127,13 @@ typedef struct tileops_tensor tileops_tensor;
                                             predate kDLBool send bool so) */
 #define TILEOPS_DLPACK_LEGACY_BOOL 2u    /* legacy export: a bool tensor goes out with kDLBool
                                             (code 6), which DLPack 0.8 gave the legacy struct */
-#define TILEOPS_DLPACK_READ_ONLY 4u      /* versioned export: flag the tensor read-only */
+#define TILEOPS_DLPACK_READ_ONLY 4u      /* import: never write the memory (as if the producer
+                                            had flagged it read-only); versioned export: flag
+                                            the tensor read-only */
 
 /* Imports a DLPack tensor without copying (tileops::from_dlpack: the dtypes, devices and
-   limits listed there). `flags`: 0 or TILEOPS_DLPACK_UINT8_AS_BOOL (TypeError when the tensor
-   is not uint8). Takes ownership of `managed` (see the conventions). A versioned tensor
+   limits listed there). `flags`: TILEOPS_DLPACK_UINT8_AS_BOOL (TypeError when the tensor is not
+   uint8) and TILEOPS_DLPACK_READ_ONLY, or 0. Takes ownership of `managed` (see the conventions). A versioned tensor
    flagged DLPACK_FLAG_BITMASK_READ_ONLY is never written. */
 TILEOPS_C_API tileops_status* tileops_tensor_from_dlpack(DLManagedTensor* managed, uint32_t flags,
                                                          tileops_tensor** tensor);
@@ -255,8 +257,10 @@ typedef struct tileops_call {
   tileops_tensor_ref out;
   /* One ref per manifest output. On entry each kind names the form wanted: TILEOPS_REF_TENSOR
      (a new handle), TILEOPS_REF_DLPACK or TILEOPS_REF_DLPACK_VERSIONED (an export owned by the
-     caller), or TILEOPS_REF_NONE (not wanted); flags are export flags. On success ptr is set,
-     NULL for a null output; on failure every ptr is NULL. */
+     caller), or TILEOPS_REF_NONE (not wanted); flags are export flags. On success ptr is set for
+     each new output, and NULL for a null output and for an output that is one of the call's
+     own tensors (an input it wrote, `out`, an output buffer: output_sources says which); on
+     failure every ptr is NULL. */
   size_t num_outputs;
   tileops_tensor_ref* outputs;
   /* NULL, or one ref per output: memory the output is written to (TILEOPS_REF_NONE: none).

@@ -141,6 +141,9 @@ void run_call(Op& op, tileops_call& call, CallTensors& taken) {
       sources[o] = TILEOPS_OUTPUT_BUFFER;
     }
   }
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    if (sources[o] != TILEOPS_OUTPUT_NEW) outputs[o] = Tensor();
+  }
   fill_outputs(call, outputs);
   if (call.output_sources != nullptr) {
     for (std::size_t o = 0; o < outputs.size(); ++o) call.output_sources[o] = sources[o];

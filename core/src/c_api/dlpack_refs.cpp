@@ -29,12 +29,13 @@ Tensor import_managed(Managed* managed, std::uint32_t flags, const char* who) {
   require_pointer(managed, who);
   Tensor tensor;
   try {
-    check_flags(flags, TILEOPS_DLPACK_UINT8_AS_BOOL, who);
+    check_flags(flags, TILEOPS_DLPACK_UINT8_AS_BOOL | TILEOPS_DLPACK_READ_ONLY, who);
     tensor = from_dlpack(managed);
   } catch (...) {
     if (managed->deleter != nullptr) managed->deleter(managed);
     throw;
   }
+  if ((flags & TILEOPS_DLPACK_READ_ONLY) != 0 && tensor.storage()) tensor.storage()->set_read_only();
   if ((flags & TILEOPS_DLPACK_UINT8_AS_BOOL) == 0) return tensor;
   if (tensor.dtype() != DType::uint8) {
     throw TypeError(std::string(who) + ": TILEOPS_DLPACK_UINT8_AS_BOOL is for uint8 tensors, not " +

@@ -11,7 +11,8 @@ namespace tileops::c_api {
 
 // from_dlpack with the C API's ownership rule: when the import fails, `managed`'s deleter runs
 // before the exception leaves. `flags` may hold TILEOPS_DLPACK_UINT8_AS_BOOL (TypeError for a
-// tensor that is not uint8); other bits are a TypeError.
+// tensor that is not uint8) and TILEOPS_DLPACK_READ_ONLY (the import's memory is never
+// written); other bits are a TypeError.
 Tensor import_dlpack(DLManagedTensor* managed, std::uint32_t flags);
 Tensor import_dlpack(DLManagedTensorVersioned* managed, std::uint32_t flags);
 

@@ -63,6 +63,7 @@ nlohmann::json op_json(const OpCatalogEntry& entry) {
       j["type"] = p.type;
     }
     j["required"] = !p.default_value.has_value();
+    j["kw_only"] = p.kw_only;
     j["default"] = p.default_value ? value_json(*p.default_value) : nlohmann::json(nullptr);
     params.push_back(j);
   }

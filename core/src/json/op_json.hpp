@@ -11,7 +11,7 @@
 
 namespace tileops::json {
 
-// {name, family, status, params, inputs, outputs, compile_op_names, boundary_operators,
+// {name, family, status, params: [{name, type | dtype + shape, required, kw_only, default}], inputs, outputs, compile_op_names, boundary_operators,
 // interfaces: [{name, type, kernels: [{key, plugin, class, devices, supported_archs, general,
 // preferred_over}]}], delegates, targets} of one catalog entry. Values are typed: a
 // parameter's `default` is null for None (and for a `required` one), a number, a string or an
