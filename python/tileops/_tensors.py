@@ -2,8 +2,9 @@
 
 In: any object with ``__dlpack__`` (torch tensors, NumPy arrays, CuPy arrays, tileops.Tensor),
 as a DLPack capsule whose managed tensor the C API takes over. Out: new tensors as the caller's
-kind: torch tensors when the call's tensors were torch tensors, NumPy arrays for NumPy arrays,
-else tileops.Tensor (which has ``__dlpack__`` itself).
+kind: torch tensors when the call's tensors were torch tensors, NumPy arrays (writable views
+through ``__array_interface__``) for NumPy arrays, else tileops.Tensor (which has
+``__dlpack__`` itself).
 """
 
 import ctypes
@@ -138,6 +139,19 @@ def current_stream(device):
     return stream.value or 0
 
 
+# NumPy's type strings of the tileops dtypes it has (little-endian; the last digit is the size).
+_NUMPY_TYPESTR = {
+    "bool": "|b1",
+    "int8": "|i1",
+    "uint8": "|u1",
+    "int32": "<i4",
+    "int64": "<i8",
+    "float16": "<f2",
+    "float32": "<f4",
+    "float64": "<f8",
+}
+
+
 class Tensor:
     """A tileops tensor: a handle on memory tileops owns or imported, shape, strides (in
     elements), dtype and device. It exchanges itself through DLPack: ``torch.from_dlpack(t)``,
@@ -214,7 +228,7 @@ class Tensor:
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         """A capsule of this tensor, without copying: DLPack 1.x ("dltensor_versioned", read-only
         flagged when the memory is) for a consumer passing max_version (1, x) or later, else the
-        legacy DLManagedTensor. The memory is ordered on the current stream; `stream` is not
+        legacy DLManagedTensor (bool with kDLBool, as DLPack 0.8 and later write it). The memory is ordered on the current stream; `stream` is not
         waited for. A copy (copy=True) or another device is refused."""
         if copy:
             raise error("ValueError", "tileops.Tensor.__dlpack__ exports without copying; copy=True is refused")
@@ -226,8 +240,34 @@ class Tensor:
                 _capi.tensor_to_dlpack_versioned(self._handle, max_version[0], max_version[1], 0, ctypes.byref(managed))
             )
             return _capsule_new(managed, _VERSIONED, _RELEASE_UNCONSUMED)
-        _capi.check(_capi.tensor_to_dlpack(self._handle, 0, ctypes.byref(managed)))
+        _capi.check(_capi.tensor_to_dlpack(self._handle, _capi.DLPACK_LEGACY_BOOL, ctypes.byref(managed)))
         return _capsule_new(managed, _LEGACY, _RELEASE_UNCONSUMED)
+
+    @property
+    def __array_interface__(self):
+        """NumPy's view of a host tensor (numpy.asarray(t) shares its memory, writable unless
+        the tensor is read-only). bfloat16, which NumPy lacks, and device tensors are refused."""
+        info = self._facts()
+        if info.device_type != b"cpu":
+            raise error("TypeError", "a %s tensor is not in host memory; NumPy cannot view it" % self.device)
+        dtype = self.dtype
+        if dtype not in _NUMPY_TYPESTR:
+            raise error("TypeError", "NumPy has no %s; convert the tensor with torch (tensor.to_torch())" % dtype)
+        size = int(_NUMPY_TYPESTR[dtype][-1])
+        return {
+            "version": 3,
+            "shape": self.shape,
+            "typestr": _NUMPY_TYPESTR[dtype],
+            "data": (info.data or 0, bool(info.read_only)),
+            "strides": tuple(s * size for s in self.strides),
+        }
+
+    def to_torch(self):
+        """This tensor as a torch tensor viewing the same memory (bool included, which torch
+        before 2.x does not read through DLPack)."""
+        managed = c_void_p()
+        _capi.check(_capi.tensor_to_dlpack(self._handle, _capi.DLPACK_LEGACY_BOOL, ctypes.byref(managed)))
+        return wrap_output(ResultKind.TORCH, managed.value)
 
 
 def from_dlpack(obj, read_only=False):
@@ -293,5 +333,5 @@ def wrap_output(kind, ptr):
         return torch._C._from_dlpack(_capsule_new(ptr, _LEGACY, _RELEASE_UNCONSUMED))
     tensor = Tensor(ptr)
     if kind == ResultKind.NUMPY:
-        return _numpy().from_dlpack(tensor)
+        return _numpy().asarray(tensor)
     return tensor
