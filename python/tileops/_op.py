@@ -17,6 +17,18 @@ _DTYPE_NAMES = frozenset(
 # Live op instances by instance key, for the boundary operators of tileops.torch.
 _instances = weakref.WeakValueDictionary()
 
+# Set by tileops.torch: whether torch.compile is tracing, and the call through an op's
+# boundary operator that a traced call makes instead of calling into C.
+_compiling = None
+_boundary_call = None
+
+
+def enter_by_boundary(compiling, boundary_call):
+    """Makes calls of ops with a compile boundary enter by `boundary_call(op, inputs, out)`
+    while `compiling()` is true (tileops.torch: under torch.compile)."""
+    global _compiling, _boundary_call
+    _compiling, _boundary_call = compiling, boundary_call
+
 
 def find_instance(key):
     """The live Op registered under instance key `key`. Raises tileops.RuntimeError when it is
@@ -209,6 +221,8 @@ class Op:
     def __call__(self, *args, out=None, **kwargs):
         if kwargs or len(args) != len(self._input_names):
             args = self._bind_inputs(args, kwargs)
+        if _compiling is not None and self._boundaries and _compiling():
+            return _boundary_call(self, args, out)
         return self._run(args, out, None)
 
     def _bind_inputs(self, args, kwargs):
@@ -230,21 +244,27 @@ class Op:
             tensors[index] = value
         return tensors
 
-    def _run(self, tensors, out, buffers):
-        """One call through the C API; `buffers` (per output, or None) receive the outputs."""
+    def _run(self, tensors, out, buffers, grad_checked=False):
+        """One call through the C API; `buffers` (per output, or None) receive the outputs.
+        `grad_checked`: autograd is not a concern of this call (a torch operator's kernel), so
+        tensors that require grad pass."""
         first = next((t for t in tensors if t is not None), out)
         kind = _tensors.result_kind(first)
         labels = self._input_labels
+        check_grad = not grad_checked
         capsules = [
-            None if t is None or isinstance(t, _tensors.Tensor) else _tensors.capsule_of(t, labels[i])
+            None if t is None or isinstance(t, _tensors.Tensor) else _tensors.capsule_of(t, labels[i], check_grad)
             for i, t in enumerate(tensors)
         ]
         out_capsule = None
         if out is not None and not isinstance(out, _tensors.Tensor):
-            out_capsule = _tensors.capsule_of(out, "%s: 'out'" % self._name)
+            out_capsule = _tensors.capsule_of(out, "%s: 'out'" % self._name, check_grad)
         buffer_capsules = None
         if buffers is not None:
-            buffer_capsules = [None if b is None else _tensors.capsule_of(b, "%s: an output buffer" % self._name) for b in buffers]
+            buffer_capsules = [
+                None if b is None else _tensors.capsule_of(b, "%s: an output buffer" % self._name, check_grad)
+                for b in buffers
+            ]
         # From here on nothing raises before the C API owns every capsule's tensor.
         scratch = self._scratch
         refs = scratch.inputs

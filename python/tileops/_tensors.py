@@ -97,13 +97,13 @@ class Capsule:
         ref.flags = self.flags
 
 
-def capsule_of(obj, what):
+def capsule_of(obj, what, check_grad=True):
     """The DLPack capsule of `obj` (anything with ``__dlpack__``) for an import, checked to be
-    one. A torch tensor that requires grad while grad mode is on is refused: tileops records no
-    autograd graph. Raises tileops.TypeError naming `what` otherwise."""
+    one. With `check_grad`, a torch tensor that requires grad while grad mode is on is refused:
+    tileops records no autograd graph. Raises tileops.TypeError naming `what` otherwise."""
     torch = _torch()
     if torch is not None and isinstance(obj, torch.Tensor):
-        if obj.requires_grad and torch.is_grad_enabled():
+        if check_grad and obj.requires_grad and torch.is_grad_enabled():
             raise error(
                 "TypeError",
                 "%s requires grad, but tileops ops record no autograd graph; call under torch.no_grad() "
