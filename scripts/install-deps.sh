@@ -10,6 +10,8 @@ packages=(
   nlohmann-json3-dev libopenblas-dev libbenchmark-dev
   # libcsv: the CSV writer of `tileops bench --csv`
   libcsv-dev
+  # The Python package's tests: PyTorch 1.13 (CPU) and NumPy, for python3
+  python3-torch python3-numpy
   # The rocm plugin: HIP 5.2's kernel compiler (clang 15 with the AMD GPU device libraries)
   # and its runtime's headers and library; about 340 MiB installed, 26 packages.
   hipcc libamdhip64-dev

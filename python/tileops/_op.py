@@ -112,10 +112,10 @@ class _Params:
         _capi.check(_capi.params_create(byref(handle)))
         self.handle = handle.value
 
-    def __del__(self):
+    def __del__(self, _free=_capi.params_free):
         handle, self.handle = self.handle, None
         if handle:
-            _capi.params_free(handle)
+            _free(handle)
 
 
 def _create(name, params, target):
@@ -203,12 +203,12 @@ class Op:
         self._boundary_names = self._all_boundary_names()
         _instances[self.instance_key] = self
 
-    def __del__(self):
+    def __del__(self, _free=_capi.op_free):
         for attr in ("_handle", "_meta_handle"):
             handle = getattr(self, attr, None)
             if handle:
                 setattr(self, attr, None)
-                _capi.op_free(handle)
+                _free(handle)
 
     def __repr__(self):
         return "tileops.ops.%s(%s)" % (
@@ -248,7 +248,11 @@ class Op:
         """One call through the C API; `buffers` (per output, or None) receive the outputs.
         `grad_checked`: autograd is not a concern of this call (a torch operator's kernel), so
         tensors that require grad pass."""
-        first = next((t for t in tensors if t is not None), out)
+        first = out
+        for t in tensors:
+            if t is not None:
+                first = t
+                break
         kind = _tensors.result_kind(first)
         labels = self._input_labels
         check_grad = not grad_checked
@@ -400,8 +404,8 @@ class Op:
         return name.value.decode()
 
     def _all_boundary_names(self):
-        """{(presence flags, out passed): boundary operator name, or the error raised}: what a
-        compiled call picks its torch custom op by without calling into C."""
+        """{(presence flags, out passed): boundary operator name} for every call pattern the op
+        admits: what a compiled call picks its torch custom op by without calling into C."""
         if not self._boundaries:
             return {}
         optional = [i for i, o in enumerate(self._optional) if o]
@@ -413,8 +417,8 @@ class Op:
             for out in (False, True) if self._takes_out else (False,):
                 try:
                     names[(tuple(present), out)] = self.boundary_operator(present, out)
-                except errors.Error as e:  # a call passing these raises it
-                    names[(tuple(present), out)] = e
+                except errors.Error:
+                    continue  # a call passing these raises the error itself
         return names
 
 

@@ -50,9 +50,15 @@ def _release_unconsumed(capsule):
 _RELEASE_UNCONSUMED = ctypes.cast(_release_unconsumed, c_void_p)
 
 
+_torch_module = None
+
+
 def _torch():
-    """The torch module when the process imported it, else None (tileops never imports it)."""
-    return sys.modules.get("torch")
+    """The torch module once the process imported it, else None (tileops never imports it)."""
+    global _torch_module
+    if _torch_module is None:
+        _torch_module = sys.modules.get("torch")
+    return _torch_module
 
 
 def _numpy():
@@ -63,7 +69,7 @@ _torch_reads_dlbool = None
 
 
 def _torch_reads_kdlbool(torch):
-    """Whether this torch imports kDLBool (2.x does, 1.13 refuses bool in DLPack)."""
+    """Whether this torch has kDLBool in DLPack (2.x exports and imports it; 1.13 refuses bool)."""
     global _torch_reads_dlbool
     if _torch_reads_dlbool is None:
         try:
@@ -75,25 +81,25 @@ def _torch_reads_kdlbool(torch):
 
 
 class Capsule:
-    """A DLPack capsule about to be handed to the C API, with its import flags. ``take()``
-    moves its managed tensor out (renaming the capsule as consumed) into a TensorRef."""
+    """A DLPack capsule about to be handed to the C API: its ref kind (legacy or versioned) and
+    import flags. ``take()`` moves its managed tensor out into a TensorRef, renaming the capsule
+    as consumed."""
 
-    __slots__ = ("capsule", "flags")
+    __slots__ = ("capsule", "kind", "flags")
 
-    def __init__(self, capsule, flags):
+    def __init__(self, capsule, kind, flags):
         self.capsule = capsule
+        self.kind = kind
         self.flags = flags
 
     def take(self, ref):
-        capsule = self.capsule
-        if _capsule_is_valid(capsule, _VERSIONED):
-            ref.ptr = _capsule_pointer(capsule, _VERSIONED)
-            ref.kind = _capi.REF_DLPACK_VERSIONED
-            _capsule_set_name(capsule, _USED_VERSIONED)
+        if self.kind == _capi.REF_DLPACK:
+            ref.ptr = _capsule_pointer(self.capsule, _LEGACY)
+            _capsule_set_name(self.capsule, _USED_LEGACY)
         else:
-            ref.ptr = _capsule_pointer(capsule, _LEGACY)
-            ref.kind = _capi.REF_DLPACK
-            _capsule_set_name(capsule, _USED_LEGACY)
+            ref.ptr = _capsule_pointer(self.capsule, _VERSIONED)
+            _capsule_set_name(self.capsule, _USED_VERSIONED)
+        ref.kind = self.kind
         ref.flags = self.flags
 
 
@@ -110,8 +116,8 @@ def capsule_of(obj, what, check_grad=True):
                 "or pass %s.detach()" % (what, what.split(" ")[-1].strip("'")),
             )
         if obj.dtype == torch.bool:
-            return Capsule(torch._C._to_dlpack(obj.view(torch.uint8)), _capi.DLPACK_UINT8_AS_BOOL)
-        return Capsule(torch._C._to_dlpack(obj), 0)
+            return Capsule(torch._C._to_dlpack(obj.view(torch.uint8)), _capi.REF_DLPACK, _capi.DLPACK_UINT8_AS_BOOL)
+        return Capsule(torch._C._to_dlpack(obj), _capi.REF_DLPACK, 0)
     export = getattr(obj, "__dlpack__", None)
     if export is None:
         raise error("TypeError", "%s must be a tensor (an object with __dlpack__), not %s" % (what, type(obj).__name__))
@@ -124,11 +130,11 @@ def capsule_of(obj, what, check_grad=True):
         capsule = export(max_version=(1, 0), **kwargs)
     except TypeError:
         capsule = export(**kwargs)
-    if not (_capsule_is_valid(capsule, _VERSIONED) or _capsule_is_valid(capsule, _LEGACY)):
-        raise error(
-            "TypeError", "%s: __dlpack__ returned %s, not a DLPack capsule" % (what, type(capsule).__name__)
-        )
-    return Capsule(capsule, 0)
+    if _capsule_is_valid(capsule, _VERSIONED):
+        return Capsule(capsule, _capi.REF_DLPACK_VERSIONED, 0)
+    if _capsule_is_valid(capsule, _LEGACY):
+        return Capsule(capsule, _capi.REF_DLPACK, 0)
+    raise error("TypeError", "%s: __dlpack__ returned %s, not a DLPack capsule" % (what, type(capsule).__name__))
 
 
 def current_stream(device):
@@ -163,10 +169,10 @@ class Tensor:
         self._handle = handle
         self._info = None
 
-    def __del__(self):
+    def __del__(self, _free=_capi.tensor_free):
         handle, self._handle = self._handle, None
         if handle:
-            _capi.tensor_free(handle)
+            _free(handle)
 
     def _facts(self):
         if self._info is None:
@@ -326,11 +332,21 @@ def wrap_output(kind, ptr):
     """An output the C API filled in the form output_ref_kind asked for, as the caller's kind."""
     if kind == ResultKind.TORCH:
         torch = _torch()
-        code = ctypes.c_uint8.from_address(ptr + _DTYPE_CODE_OFFSET)
-        if code.value == _KDL_BOOL and not _torch_reads_kdlbool(torch):
-            code.value = _KDL_UINT
-            return torch._C._from_dlpack(_capsule_new(ptr, _LEGACY, _RELEASE_UNCONSUMED)).view(torch.bool)
-        return torch._C._from_dlpack(_capsule_new(ptr, _LEGACY, _RELEASE_UNCONSUMED))
+        as_bool = False
+        if not _torch_reads_kdlbool(torch):
+            code = ctypes.c_uint8.from_address(ptr + _DTYPE_CODE_OFFSET)
+            if code.value == _KDL_BOOL:
+                code.value, as_bool = _KDL_UINT, True
+        # torch consumes the capsule at once: it needs no destructor unless that fails.
+        capsule = _capsule_new(ptr, _LEGACY, None)
+        try:
+            tensor = torch._C._from_dlpack(capsule)
+        except BaseException:
+            if _capsule_is_valid(capsule, _LEGACY):
+                managed = _capi.DLManagedTensor.from_address(ptr)
+                managed.deleter(ctypes.pointer(managed))
+            raise
+        return tensor.view(torch.bool) if as_bool else tensor
     tensor = Tensor(ptr)
     if kind == ResultKind.NUMPY:
         return _numpy().asarray(tensor)

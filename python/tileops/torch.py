@@ -277,17 +277,17 @@ for _name in ops.__all__:
 def boundary_call(op, inputs, out):
     """Calls op instance `op` on `inputs` (one per manifest input) and `out` through the torch
     operator of the boundary operator such a call enters by; returns the outputs as op(...)
-    does. Raises tileops.OpNotAvailableError for an op without a compile boundary, and the
-    error tileops would raise for inputs its branches do not admit."""
-    name = op._boundary_names.get((tuple(t is not None for t in inputs), out is not None))
-    if name is None:
+    does. Raises tileops.OpNotAvailableError for an op without a compile boundary; inputs that
+    no branch admits are called through tileops directly, which raises the error."""
+    if not op._boundaries:
         raise error(
             "OpNotAvailableError",
             "%s has no compile boundary (a composite, or no call-time tensor input); call it outside "
             "torch.compile" % op._name,
         )
-    if isinstance(name, Exception):
-        raise name
+    name = op._boundary_names.get((tuple(t is not None for t in inputs), out is not None))
+    if name is None:
+        return op._run(inputs, out, None)
     operator, branch = operators[name]
     args = list(inputs) + ([out] if branch.out else []) + [op.instance_key]
     return branch.assemble(inputs, out, operator(*args))

@@ -128,6 +128,24 @@ class OperatorTest(unittest.TestCase):
         with self.assertRaisesRegex(tileops.ValueError, r"input 'x' shape \[2, 7\] does not match"):
             torch.ops.tileops.norm_rms_norm_fwd(torch.randn(2, 7), None, norm.instance_key)
 
+    def test_boundary_call_is_what_a_compiled_call_runs(self):
+        relu = tileops.ops.ReluFwdOp(inplace=True)
+        x = torch.tensor([-1.0, 2.0])
+        self.assertIs(tileops_torch.boundary_call(relu, [x], None), x)
+        self.assertEqual(x.tolist(), [0.0, 2.0])
+        batch_norm = tileops.ops.BatchNormFwdOp()
+        y, mean, rstd = tileops_torch.boundary_call(batch_norm, [torch.randn(2, 3, 4), torch.zeros(3), torch.ones(3),
+                                                                 None, None], None)
+        self.assertEqual((tuple(y.shape), mean, rstd), ((2, 3, 4), None, None))
+        add, out = tileops.ops.AddFwdOp(), torch.empty(2)
+        self.assertIs(tileops_torch.boundary_call(add, [torch.ones(2), torch.ones(2)], out), out)
+        self.assertEqual(out.tolist(), [2.0, 2.0])
+        mlp = tileops.ops.SwiGLUMLPFwdOp()
+        with self.assertRaisesRegex(tileops.OpNotAvailableError, "SwiGLUMLPFwdOp has no compile boundary"):
+            tileops_torch.boundary_call(mlp, [torch.ones(1, 4), torch.ones(8, 4), torch.ones(4, 4)], None)
+        with self.assertRaisesRegex(tileops.TypeError, "input 'x' is required but was not passed"):
+            tileops_torch.boundary_call(tileops.ops.RMSNormFwdOp([4]), [None, None], None)
+
     def test_traced_with_make_fx(self):
         norm = tileops.ops.RMSNormFwdOp([8])
         relu = tileops.ops.ReluFwdOp()
