@@ -1,11 +1,12 @@
 include(CMakePackageConfigHelpers)
 
-# Installed: the core, the tileops program, the public headers (include/tileops/ only), the
-# CMake package and a pkg-config file. The demo embed_llama_block stays in the build tree.
+# Installed: the core, the tileops program, the public headers (include/tileops/ only, the C
+# API's among them), the CMake package, a pkg-config file and the Python package (python/).
+# The demo embed_llama_block stays in the build tree.
 install(TARGETS tileops EXPORT tileopsTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS tileops_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS tileops_opgen EXPORT tileopsTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY core/include/tileops DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+install(DIRECTORY core/include/tileops DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/core/include/tileops/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tileops)
 install(DIRECTORY ${PROJECT_BINARY_DIR}/core/include/tileops/ops/gen DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tileops/ops)
 install(DIRECTORY ${PROJECT_BINARY_DIR}/core/include/tileops/extend/ops DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tileops/extend)

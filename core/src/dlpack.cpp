@@ -95,32 +95,6 @@ std::int32_t device_type_code(const DLDevice& d) {
   return code;
 }
 
-Device device_from_dl(const DLDevice& d) {
-  const std::int32_t code = device_type_code(d);
-  const DeviceCode* entry = nullptr;
-  for (const auto& e : kDeviceCodes) {
-    if (static_cast<std::int32_t>(e.code) == code) entry = &e;
-  }
-  if (entry == nullptr) {
-    throw TypeError("from_dlpack: unsupported DLPack device type " + std::to_string(code) +
-                    "; expected CPU (1), CUDA (2) or ROCm (10)");
-  }
-  const DeviceType type = DeviceType::intern(entry->type);
-  const std::string seen = std::string(entry->type) + ":" + std::to_string(d.device_id);
-  if (d.device_id < 0) throw ValueError("from_dlpack: device " + seen + " has a negative index");
-  if (type == DeviceType::cpu()) {
-    if (d.device_id != 0) throw ValueError("from_dlpack: device " + seen + " does not exist; cpu has one device, 0");
-    return Device::cpu();
-  }
-  if (find_device_runtime(type) == nullptr) load_backends();
-  const int count = device_runtime(type).device_count();
-  if (d.device_id >= count) {
-    throw ValueError("from_dlpack: device " + seen + " does not exist; the process sees " + std::to_string(count) +
-                     " " + entry->type + " device(s)");
-  }
-  return Device(type, d.device_id);
-}
-
 DLDevice device_to_dl(const Device& d) {
   for (const auto& entry : kDeviceCodes) {
     if (d.type().name() == entry.type) return DLDevice{entry.code, d.index()};
@@ -248,7 +222,7 @@ Tensor import_tensor(Managed* managed, bool read_only) {
                      ") is not aligned to the element size " + std::to_string(elem));
   }
   void* base = t.data == nullptr ? nullptr : reinterpret_cast<void*>(first);
-  const Device device = device_from_dl(t.device);
+  const Device device = from_dlpack_device(t.device);
   // Ownership passes to the storage only once the tensor exists: until then an exception
   // (an allocation failure) disarms the release, so that the caller still owns `managed`.
   auto owned = std::make_shared<Managed*>(managed);
@@ -266,6 +240,32 @@ Tensor import_tensor(Managed* managed, bool read_only) {
 }
 
 }  // namespace
+
+Device from_dlpack_device(const DLDevice& d) {
+  const std::int32_t code = device_type_code(d);
+  const DeviceCode* entry = nullptr;
+  for (const auto& e : kDeviceCodes) {
+    if (static_cast<std::int32_t>(e.code) == code) entry = &e;
+  }
+  if (entry == nullptr) {
+    throw TypeError("from_dlpack: unsupported DLPack device type " + std::to_string(code) +
+                    "; expected CPU (1), CUDA (2) or ROCm (10)");
+  }
+  const DeviceType type = DeviceType::intern(entry->type);
+  const std::string seen = std::string(entry->type) + ":" + std::to_string(d.device_id);
+  if (d.device_id < 0) throw ValueError("from_dlpack: device " + seen + " has a negative index");
+  if (type == DeviceType::cpu()) {
+    if (d.device_id != 0) throw ValueError("from_dlpack: device " + seen + " does not exist; cpu has one device, 0");
+    return Device::cpu();
+  }
+  if (find_device_runtime(type) == nullptr) load_backends();
+  const int count = device_runtime(type).device_count();
+  if (d.device_id >= count) {
+    throw ValueError("from_dlpack: device " + seen + " does not exist; the process sees " + std::to_string(count) +
+                     " " + entry->type + " device(s)");
+  }
+  return Device(type, d.device_id);
+}
 
 Tensor from_dlpack(DLManagedTensor* managed) {
   if (managed == nullptr) throw ValueError("from_dlpack: the DLManagedTensor pointer is null");

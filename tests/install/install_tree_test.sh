@@ -27,6 +27,9 @@ find "$prefix/include" -name '*.hpp' -printf '%P\n' | sort |
   xargs -P "$(nproc)" -I{} sh -c 'echo "#include \"$1\"" | c++ -std=c++20 -fsyntax-only -I"$2" -x c++ - ||
     { echo "include/$1 does not compile on its own" >&2; exit 1; }' _ {} "$prefix/include" ||
   fail "installed headers that do not compile on their own (above)"
+# The C API's header compiles as C on its own.
+echo '#include "tileops/c_api.h"' | cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$prefix/include" -x c - ||
+  fail "include/tileops/c_api.h does not compile as C"
 # Programs: tileops and the op generator tileops_add_ops() runs (the demo embed_llama_block is
 # not installed).
 [ "$(ls "$prefix/bin" | tr '\n' ' ')" = "tileops tileops-opgen " ] ||
@@ -53,6 +56,14 @@ for refused in 0.0.1 1.0; do
   fi
   grep -q 'version: 0.1' "$work/refused.log" || fail "find_package(tileops $refused) failed for another reason: $(cat "$work/refused.log")"
 done
+
+# The Python package finds the moved library relative to itself.
+python_dir="$prefix/lib/python3/dist-packages"
+[ -f "$python_dir/tileops/_location.py" ] || fail "the Python package is not in lib/python3/dist-packages"
+version=$(env -u TILEOPS_LIBRARY PYTHONPATH="$python_dir" python3 -c 'import tileops; print(tileops.__version__)') ||
+  fail "the installed Python package does not import from the moved tree"
+[ "$version" = "$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build_dir/CMakeCache.txt")" ] ||
+  fail "the installed Python package reports version $version"
 
 # pkg-config: the same consumer, compiled with the flags tileops.pc gives.
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"

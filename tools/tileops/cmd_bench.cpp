@@ -21,6 +21,7 @@
 #include "common_options.hpp"
 #include "json_text.hpp"
 #include "op_inputs.hpp"
+#include "json/op_report.hpp"
 #include "op_report.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
@@ -250,7 +251,7 @@ int run_bench(const std::vector<std::string>& args) {
                   {"gflops", r.flops / s / 1e9},
                   {"roofline_fraction", roof / s},
                   {"serving_target", serving ? nlohmann::json(*serving) : nlohmann::json(nullptr)},
-                  {"kernels", kernels_json(*op)}});
+                  {"kernels", json::kernels_json(*op)}});
     } catch (const std::exception& e) {
       row["error"] = e.what();
     }

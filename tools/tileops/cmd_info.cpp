@@ -5,13 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backend_json.hpp"
 #include "command.hpp"
 #include "common_options.hpp"
+#include "json/backend_json.hpp"
 #include "json_text.hpp"
 #include "tileops/config.hpp"
-#include "tileops/extend/backend.hpp"
-#include "tileops/extend/device_runtime.hpp"
 #include "tileops/paths.hpp"
 #include "tileops/version.hpp"
 
@@ -19,25 +17,6 @@ namespace tileops::cli {
 namespace po = boost::program_options;
 
 namespace {
-
-nlohmann::json device_json() {
-  nlohmann::json devices = nlohmann::json::array();
-  for (const auto& rt : device_runtimes()) {
-    nlohmann::json entry;
-    entry["type"] = std::string(rt->type().name());
-    entry["accelerator"] = rt->is_accelerator();
-    nlohmann::json list = nlohmann::json::array();
-    const int count = rt->device_count();
-    for (int i = 0; i < count; ++i) {
-      const DeviceFacts f = rt->facts(i);
-      list.push_back({{"index", i}, {"name", f.name}, {"arch", f.arch}, {"sm_count", f.sm_count}});
-    }
-    entry["count"] = count;
-    entry["devices"] = list;
-    devices.push_back(entry);
-  }
-  return devices;
-}
 
 // The config files looked at, in order, each with whether it exists: the --config file alone
 // when one was given.
@@ -70,22 +49,9 @@ int run_info(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_args("info", "[--json]", args, options, vm)) return 0;
   apply_common_options(vm);
-  load_backends();
-
+  nlohmann::json info = json::info_json();
   const Config cfg = config();
-  nlohmann::json info;
-  info["version"] = kVersion;
-  info["config_file"] = cfg.file ? nlohmann::json(cfg.file->string()) : nlohmann::json(nullptr);
-  info["default_target"] = cfg.default_target ? nlohmann::json(*cfg.default_target) : nlohmann::json(nullptr);
-  info["log_level"] = cfg.log_level;
   info["config_search_path"] = config_search_json(vm);
-  nlohmann::json path = nlohmann::json::array();
-  for (const auto& p : plugin_search_path()) path.push_back(p.string());
-  info["plugin_path"] = path;
-  info["devices"] = device_json();
-  info["plugins"] = plugins_json();
-  info["load_failures"] = load_failures_json();
-  info["targets"] = targets_json();
 
   if (vm.count("json")) {
     std::cout << json_text(info) << "\n";

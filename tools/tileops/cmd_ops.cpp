@@ -4,8 +4,8 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "json/op_json.hpp"
 #include "json_text.hpp"
-#include "op_json.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 
@@ -82,10 +82,10 @@ int run_ops(const std::vector<std::string>& args) {
       } catch (const Error& e) {
         throw UsageError(std::string("tileops ops: ") + e.what());
       }
-      all.push_back(op_json(*entry));
+      all.push_back(json::op_json(*entry));
     }
   } else {
-    for (const OpCatalogEntry& e : op_catalog()) all.push_back(op_json(e));
+    for (const OpCatalogEntry& e : op_catalog()) all.push_back(json::op_json(e));
   }
   if (vm.count("json")) {
     std::cout << json_text(all) << "\n";

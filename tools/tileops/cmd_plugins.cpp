@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backend_json.hpp"
 #include "command.hpp"
 #include "common_options.hpp"
+#include "json/backend_json.hpp"
 #include "json_text.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/paths.hpp"
@@ -28,9 +28,9 @@ int run_plugins(const std::vector<std::string>& args) {
   nlohmann::json path = nlohmann::json::array();
   for (const auto& p : plugin_search_path()) path.push_back(p.string());
   report["plugin_path"] = path;
-  report["plugins"] = plugins_json();
-  report["load_failures"] = load_failures_json();
-  report["skipped"] = skipped_plugins_json();
+  report["plugins"] = json::plugins_json();
+  report["load_failures"] = json::load_failures_json();
+  report["skipped"] = json::skipped_plugins_json();
   const int status = vm.count("strict") && !report["load_failures"].empty() ? 1 : 0;
   if (status != 0) {
     std::cerr << "tileops plugins: " << report["load_failures"].size() << " plugin(s) failed to load (--strict)\n";

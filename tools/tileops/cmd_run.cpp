@@ -9,7 +9,8 @@
 #include "common_options.hpp"
 #include "json_text.hpp"
 #include "op_inputs.hpp"
-#include "op_json.hpp"
+#include "json/op_json.hpp"
+#include "json/op_report.hpp"
 #include "op_report.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
@@ -84,9 +85,9 @@ int run_run(const std::vector<std::string>& args) {
   report["device"] = device.str();
   report["target"] = target ? nlohmann::json(*target) : nlohmann::json(nullptr);
   report["serving_target"] = op->serving_target() ? nlohmann::json(*op->serving_target()) : nlohmann::json(nullptr);
-  report["kernels"] = kernels_json(*op);
-  report["caches"] = caches_json(*op);
-  report["last_call"] = record_json(*op->last_call());
+  report["kernels"] = json::kernels_json(*op);
+  report["caches"] = json::caches_json(*op);
+  report["last_call"] = json::record_json(*op->last_call());
   report["roofline"] = {{"flops", roof.flops}, {"bytes", roof.bytes}};
   report["seconds"] = seconds;
   report["gbps"] = seconds > 0 ? roof.bytes / seconds / 1e9 : 0.0;

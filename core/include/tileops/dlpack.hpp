@@ -11,35 +11,11 @@
 // Devices: kDLCPU (1) ↔ cpu, kDLCUDA (2) ↔ cuda, kDLROCM (10) ↔ hip.
 #pragma once
 
-#include <dlpack/dlpack.h>
-
 #include <cstdint>
 
+#include "tileops/dlpack_versioned.h"
 #include "tileops/export.hpp"
 #include "tileops/tensor.hpp"
-
-// Debian 12's libdlpack-dev is DLPack 0.6, which predates the versioned struct: its DLPack 1.0
-// definitions, with the same names and layout, for consumers and producers built against it.
-#ifndef DLPACK_MAJOR_VERSION
-#define DLPACK_MAJOR_VERSION 1
-#define DLPACK_MINOR_VERSION 0
-#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
-#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
-extern "C" {
-typedef struct {
-  uint32_t major;
-  uint32_t minor;
-} DLPackVersion;
-
-typedef struct DLManagedTensorVersioned {
-  DLPackVersion version;
-  void* manager_ctx;
-  void (*deleter)(struct DLManagedTensorVersioned* self);
-  uint64_t flags;
-  DLTensor dl_tensor;
-} DLManagedTensorVersioned;
-}
-#endif
 
 namespace tileops {
 
@@ -68,6 +44,13 @@ TILEOPS_API Tensor from_dlpack(DLManagedTensor* managed);
 // memory is read-only (Storage::read_only()): every op call that would write it (a mutated
 // input, an `out` buffer) throws ValueError, and so do Tensor::set, fill and copy_from.
 TILEOPS_API Tensor from_dlpack(DLManagedTensorVersioned* managed);
+
+// The tileops device of a DLPack device, checked as from_dlpack checks an import's: kDLCPU
+// index 0, kDLCUDA or kDLROCM below the registered runtime's device count (loading the
+// backends first when no runtime is registered). Throws TypeError for another device type,
+// ValueError for an index that does not exist, OpNotAvailableError for a device type no plugin
+// provides.
+TILEOPS_API Device from_dlpack_device(const DLDevice& device);
 
 // Exports `tensor` without copying as a DLPack 0.x DLManagedTensor: `data` is the address of
 // the first element and `byte_offset` is 0, as PyTorch and CuPy export (some consumers, Debian's

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,6 +110,13 @@ class TILEOPS_API Op {
   std::optional<std::string> serving_target() const;
   // Every manifest parameter's final value (given or default), in signature order.
   const ParamMap& params() const;
+
+  // The boundary operator (one of op_class().compile_op_names()) a call of this instance enters
+  // by when it passes the inputs `present` marks (one flag per manifest input) and, when
+  // `out_passed`, the `out` buffer. Throws TypeError when the class has no compile boundary,
+  // `present` does not hold one flag per input, a required input is absent, or `out` is passed
+  // to an op that takes none.
+  const std::string& boundary_operator(std::span<const bool> present, bool out_passed) const;
 
   // The record of the last completed call. Throws RuntimeError before any call completed.
   SignatureCallPtr last_call() const;

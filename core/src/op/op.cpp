@@ -65,6 +65,11 @@ const ParamMap& Op::params() const { return impl_->construction->params; }
 
 bool Op::tune_requested() const { return impl_->tune_requested.load(std::memory_order_acquire); }
 
+const std::string& Op::boundary_operator(std::span<const bool> present, bool out_passed) const {
+  const SignaturePlan& plan = signature_plan(impl_->cls);
+  return plan.compile_op_names()[plan.boundary_for(*impl_->construction, present, out_passed)];
+}
+
 SignatureCallPtr Op::last_call() const {
   SignatureCallPtr record = impl_->last_call();
   if (!record) {

@@ -360,7 +360,18 @@ void PlanBuilder::analyse_branches() {
   }
   p.effects_ = std::move(effects);
   if (p.n_inputs_ > 0 && !p.spec_.composition) {
-    for (const EffectBranch& b : p.effects_) p.compile_op_names_.push_back(b.name);
+    for (const EffectBranch& b : p.effects_) {
+      p.compile_op_names_.push_back(b.name);
+      BoundaryOperator& op = p.boundary_operators_.emplace_back();
+      op.name = b.name;
+      for (int i = 0; i < p.n_inputs_; ++i) {
+        if (b.key & (std::uint64_t{1} << i)) op.written.push_back(static_cast<std::size_t>(i));
+      }
+      op.out = (b.key & (std::uint64_t{1} << p.n_inputs_)) != 0;
+      for (int o = 0; o < p.n_outputs_; ++o) {
+        if (b.key & (std::uint64_t{1} << (p.n_inputs_ + 1 + o))) op.null_outputs.push_back(static_cast<std::size_t>(o));
+      }
+    }
   }
 
   // Branch keys: one per combination of all match subjects' values.

@@ -20,19 +20,9 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   for (int i = 0; i < n_inputs_; ++i) f.present[static_cast<std::size_t>(i)] = inputs[i].defined();
   boost::container::small_vector<std::pair<int, const Tensor*>, 6> given;
   for (int i = 0; i < n_inputs_; ++i) {
-    const TensorDecl& t = input(i);
     const bool passed = inputs[i].defined();
     if (passed) given.emplace_back(i, &inputs[i]);
-    if (t.optional_expr) {
-      const bool want = expr::evaluate_bool(t.optional_expr->root, f.env());
-      if (want != passed) {
-        throw TypeError(message("input '" + t.name + "' must " + (want ? "" : "not ") + "be passed when '" +
-                                t.optional_expr->source + "' is " + (want ? "true" : "false") + " (" +
-                                describe_reads(*t.optional_expr, f) + ")"));
-      }
-    } else if (!t.optional && !passed) {
-      throw TypeError(message("input '" + t.name + "' is required but was not passed"));
-    }
+    check_presence(i, passed, f);
   }
   const bool has_out = args.out.defined();
   if (has_out && out_output_ < 0) throw TypeError(message("takes no 'out' buffer, but one was passed"));
@@ -88,9 +78,7 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   bool any_written = false;
   bool all_empty = true;
   for (int i = 0; i < n_inputs_; ++i) {
-    const TensorDecl& t = input(i);
-    const bool written = inputs[i].defined() &&
-                         (t.mutated || (t.mutated_expr && expr::evaluate_bool(t.mutated_expr->root, f.env())));
+    const bool written = writes_input(i, inputs[i].defined(), f);
     check.written.push_back(written);
     if (!written) continue;
     effect |= std::uint64_t{1} << i;
@@ -121,6 +109,46 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   check_writable(args, check);
   fill_record(args, st, check, f, record);
   check.device_from_accelerator = accelerator_device;
+}
+
+void CompiledPlan::check_presence(int i, bool passed, const CheckState& f) const {
+  const TensorDecl& t = input(i);
+  if (t.optional_expr) {
+    const bool want = expr::evaluate_bool(t.optional_expr->root, f.env());
+    if (want != passed) {
+      throw TypeError(message("input '" + t.name + "' must " + (want ? "" : "not ") + "be passed when '" +
+                              t.optional_expr->source + "' is " + (want ? "true" : "false") + " (" +
+                              describe_reads(*t.optional_expr, f) + ")"));
+    }
+  } else if (!t.optional && !passed) {
+    throw TypeError(message("input '" + t.name + "' is required but was not passed"));
+  }
+}
+
+std::size_t CompiledPlan::boundary_for(const ConstructionState& st, std::span<const bool> present, bool out_passed) const {
+  if (effects_.empty() || compile_op_names_.empty()) throw TypeError(message("has no compile boundary"));
+  if (present.size() != static_cast<std::size_t>(n_inputs_)) {
+    throw TypeError(message("takes " + std::to_string(n_inputs_) + " input presence flag(s), got " +
+                            std::to_string(present.size())));
+  }
+  if (out_passed && out_output_ < 0) throw TypeError(message("takes no 'out' buffer, but one was passed"));
+  CheckState& f = call_state(st);
+  for (int i = 0; i < n_inputs_; ++i) f.present[static_cast<std::size_t>(i)] = present[static_cast<std::size_t>(i)];
+  for (int i = 0; i < n_inputs_; ++i) check_presence(i, present[static_cast<std::size_t>(i)], f);
+  std::uint64_t effect = 0;
+  for (int i = 0; i < n_inputs_; ++i) {
+    if (writes_input(i, present[static_cast<std::size_t>(i)], f)) effect |= std::uint64_t{1} << i;
+  }
+  if (out_passed) effect |= std::uint64_t{1} << n_inputs_;
+  for (int o = 0; o < n_outputs_; ++o) {
+    const TensorDecl& t = tensors_[static_cast<std::size_t>(output_tensor(o))];
+    if (t.nullable && !expr::evaluate_bool(t.nullable->root, f.env())) effect |= std::uint64_t{1} << (n_inputs_ + 1 + o);
+  }
+  for (std::size_t b = 0; b < effects_.size(); ++b) {
+    if (effects_[b].key == effect) return b;
+  }
+  throw TypeError(message("no boundary operator stands for a call with these inputs" +
+                          std::string(out_passed ? " and 'out'" : "") + "; the domain restrictions exclude it"));
 }
 
 void CompiledPlan::check_writable(const CallArgs& args, const CallCheck& check) const {

@@ -172,6 +172,8 @@ class CompiledPlan final : public SignaturePlan {
   bool has_composition() const override { return spec_.composition.has_value(); }
   const std::vector<std::string>& composition_stages() const override { return stage_names_; }
   const std::vector<std::string>& compile_op_names() const override { return compile_op_names_; }
+  const std::vector<BoundaryOperator>& boundary_operators() const override { return boundary_operators_; }
+  std::size_t boundary_for(const ConstructionState& state, std::span<const bool> present, bool out_passed) const override;
   ConstructionState check_construction(const ParamMap& given) const override;
   void check_writable(const CallArgs& args, const CallCheck& check) const override;
   void check_call(const ConstructionState& state, const CallArgs& args, CallCheck& check,
@@ -242,6 +244,14 @@ class CompiledPlan final : public SignaturePlan {
   // tensors the row passes are meta tensors in `params`. Throws ValueError naming what does not
   // instantiate.
   WorkloadCase instantiate_case(std::size_t r, std::size_t c, const IndexCap& cap = {}) const;
+  // Throws TypeError unless input `i` being passed or not (`passed`) is what its declaration
+  // asks for (step 1 of a call check).
+  void check_presence(int i, bool passed, const CheckState& f) const;
+  // Whether a call writes input `i`, passed or not as `passed`: its `mutated` declaration.
+  bool writes_input(int i, bool passed, const CheckState& f) const {
+    const TensorDecl& t = input(i);
+    return passed && (t.mutated || (t.mutated_expr && expr::evaluate_bool(t.mutated_expr->root, f.env())));
+  }
   // "op: " prefixed message.
   std::string message(const std::string& what) const { return spec_.name + ": " + what; }
   // The name of the thing that solved slot `s` ("input 'a'"), or "".
@@ -274,6 +284,7 @@ class CompiledPlan final : public SignaturePlan {
   std::vector<std::string> output_names_;
   std::vector<std::string> stage_names_;
   std::vector<std::string> compile_op_names_;
+  std::vector<BoundaryOperator> boundary_operators_;
 };
 
 }  // namespace tileops::detail

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,14 @@ struct CallCheck {
 struct RooflineFigures {
   double flops = 0;
   double bytes = 0;
+};
+
+// One boundary operator and the effects of the calls that enter by it.
+struct BoundaryOperator {
+  std::string name;                       // as compile_op_names() gives it
+  std::vector<std::size_t> written;       // positions in input_names() of the inputs the calls write
+  bool out = false;                       // the calls pass `out`
+  std::vector<std::size_t> null_outputs;  // positions in output_names() of the outputs that are null
 };
 
 // An op class's opaque plan: the signature plan below is the only kind the core makes.
@@ -120,6 +129,16 @@ class TILEOPS_API SignaturePlan : public OpClass::Plan {
   // one. Empty when the op has no compile boundary (no call-time tensor input, or a
   // composition).
   virtual const std::vector<std::string>& compile_op_names() const = 0;
+  // compile_op_names() with the effects each stands for, in the same order.
+  virtual const std::vector<BoundaryOperator>& boundary_operators() const = 0;
+  // The position in compile_op_names() of the boundary operator a call of an instance
+  // constructed as `state` enters by when it passes the inputs `present` marks (one flag per
+  // input) and, when `out_passed`, the `out` buffer. Effects depend on parameters and presence
+  // only, so no tensor is needed. Throws TypeError when the op has no compile boundary,
+  // `present` does not hold one flag per input, a required input is absent (or one a
+  // discriminant excludes is present), or `out` is passed to an op that takes none.
+  virtual std::size_t boundary_for(const ConstructionState& state, std::span<const bool> present,
+                                   bool out_passed) const = 0;
 
   // Construction check: `given` holds the constructor's manifest parameter values (a parameter
   // left out takes its default). Checks names (unknown ones and missing required ones),

@@ -1,4 +1,4 @@
-#include "op_json.hpp"
+#include "json/op_json.hpp"
 
 #include <type_traits>
 #include <variant>
@@ -7,7 +7,7 @@
 #include "manifest/op_spec.hpp"
 #include "tileops/extend/backend.hpp"
 
-namespace tileops::cli {
+namespace tileops::json {
 namespace {
 
 nlohmann::json kernel_json(const std::string& key, const std::string& plugin, const KernelType& t) {
@@ -21,7 +21,7 @@ nlohmann::json kernel_json(const std::string& key, const std::string& plugin, co
 }
 
 // A value as the JSON type it is: None as null, numbers as numbers, lists and shapes as arrays;
-// dtypes, devices and tensors as their names.
+// dtypes and devices as their names, tensors as {shape, dtype, device}.
 template <typename Variant>
 nlohmann::json value_json(const Variant& value) {
   return std::visit(
@@ -34,6 +34,8 @@ nlohmann::json value_json(const Variant& value) {
           return v;
         } else if constexpr (std::is_same_v<T, Shape> || std::is_same_v<T, std::vector<std::int64_t>>) {
           return std::vector<std::int64_t>(v.begin(), v.end());
+        } else if constexpr (std::is_same_v<T, Tensor>) {
+          return tensor_spec_json(TensorSpec::of(v));
         } else {
           return value_str(value);
         }
@@ -61,6 +63,7 @@ nlohmann::json op_json(const OpCatalogEntry& entry) {
       j["type"] = p.type;
     }
     j["required"] = !p.default_value.has_value();
+    j["kw_only"] = p.kw_only;
     j["default"] = p.default_value ? value_json(*p.default_value) : nlohmann::json(nullptr);
     params.push_back(j);
   }
@@ -90,6 +93,15 @@ nlohmann::json op_json(const OpCatalogEntry& entry) {
     }
     interfaces.push_back({{"name", decl.name}, {"type", decl.type_name}, {"kernels", kernels}});
   }
+  nlohmann::json boundaries = nlohmann::json::array();
+  const SignaturePlan& plan = signature_plan(cls);
+  for (const BoundaryOperator& b : plan.boundary_operators()) {
+    nlohmann::json written = nlohmann::json::array();
+    for (std::size_t i : b.written) written.push_back(plan.input_names()[i]);
+    nlohmann::json null_outputs = nlohmann::json::array();
+    for (std::size_t o : b.null_outputs) null_outputs.push_back(plan.output_names()[o]);
+    boundaries.push_back({{"name", b.name}, {"written", written}, {"out", b.out}, {"null_outputs", null_outputs}});
+  }
   nlohmann::json stages = nlohmann::json::array();
   for (const DelegateDecl& d : cls.delegate_types()) stages.push_back({{"stage", d.stage}, {"op", d.op}});
   return {{"name", cls.name()},
@@ -99,9 +111,32 @@ nlohmann::json op_json(const OpCatalogEntry& entry) {
           {"inputs", inputs},
           {"outputs", outputs},
           {"compile_op_names", cls.compile_op_names()},
+          {"boundary_operators", boundaries},
           {"interfaces", interfaces},
           {"delegates", stages},
           {"targets", registered_targets(cls.name())}};
+}
+
+nlohmann::json tensor_spec_json(const TensorSpec& spec) {
+  return {{"shape", std::vector<std::int64_t>(spec.shape.begin(), spec.shape.end())},
+          {"dtype", std::string(dtype_name(spec.dtype))},
+          {"device", spec.device.str()}};
+}
+
+nlohmann::json workloads_json(const OpClass& cls, std::int64_t index_cap) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const WorkloadCase& c : workload_cases(cls, index_cap)) {
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const auto& in : c.inputs) inputs.push_back(in ? tensor_spec_json(*in) : nlohmann::json(nullptr));
+    cases.push_back({{"id", c.id}, {"label", c.label}, {"params", params_json(c.params)}, {"inputs", inputs}});
+  }
+  return cases;
+}
+
+nlohmann::json params_json(const ParamMap& params) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, value] : params) out[name] = value_json(value);
+  return out;
 }
 
 nlohmann::json record_json(const SignatureCall& record) {
@@ -124,6 +159,8 @@ nlohmann::json record_json(const SignatureCall& record) {
     for (const auto& c : s.calls) calls.push_back(record_json(*c));
     stages.push_back({{"stage", std::string(s.stage)}, {"calls", calls}});
   }
+  nlohmann::json kernels = nlohmann::json::array();
+  for (std::string_view k : record.kernels) kernels.push_back(std::string(k));
   return {{"op", std::string(record.op)},
           {"indices", indices},
           {"branch_key", record.branch_key},
@@ -132,7 +169,8 @@ nlohmann::json record_json(const SignatureCall& record) {
           {"traffic", traffic},
           {"written", written},
           {"has_out", record.has_out},
+          {"kernels", kernels},
           {"stages", stages}};
 }
 
-}  // namespace tileops::cli
+}  // namespace tileops::json

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Host time per call from Python of a tiny op, RMSNorm [4, 4096] bfloat16, through
+tileops.ops and through torch.ops.tileops, against PyTorch eager on the same tensors; and, on a
+CUDA device with torch.compile, the Llama-3.1-8B block (RMSNorm, gate/up GEMM, SiLU-and-mul,
+down GEMM, residual add) built from tileops ops under torch.compile(fullgraph=True) against
+torch.compile of PyTorch's own block.
+
+Host time: the wall time of a batch of calls issued back to back (no synchronisation inside
+the batch) over the batch size, the median of repeated batches after a warm-up; the device may
+still be working when the batch is issued, which is what a caller's Python thread sees. Block
+time: CUDA events around batches of blocks, median per block.
+
+Usage: call_overhead.py [--device cuda:0] [--calls 2000] [--repeats 9] [--json OUT] [--markdown OUT]
+Needs tileops on PYTHONPATH (build/python, or an install's dist-packages) and torch.
+"""
+import argparse
+import json
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+import tileops
+import tileops.torch  # noqa: F401  (registers torch.ops.tileops)
+
+HIDDEN, INTERMEDIATE, EPS = 4096, 14336, 1e-5
+
+
+def host_us_per_call(call, calls, repeats, device):
+    for _ in range(max(200, calls // 10)):
+        call()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    batches = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            call()
+        batches.append((time.perf_counter() - start) / calls * 1e6)
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+    return statistics.median(batches)
+
+
+def torch_rms_norm(x, w):
+    if hasattr(F, "rms_norm"):
+        return F.rms_norm(x, (HIDDEN,), w, EPS)
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + EPS)).to(x.dtype) * w
+
+
+def overhead_rows(device, calls, repeats):
+    x = torch.randn(4, HIDDEN, device=device, dtype=torch.bfloat16)
+    w = torch.rand(HIDDEN, device=device, dtype=torch.bfloat16)
+    norm = tileops.ops.RMSNormFwdOp([HIDDEN], EPS)
+    key = norm.instance_key
+    boundary = torch.ops.tileops.norm_rms_norm_fwd
+    rows = [
+        ("tileops.ops.RMSNormFwdOp", host_us_per_call(lambda: norm(x, w), calls, repeats, device)),
+        ("torch.ops.tileops.norm_rms_norm_fwd", host_us_per_call(lambda: boundary(x, w, key), calls, repeats, device)),
+        ("PyTorch eager (%s)" % ("F.rms_norm" if hasattr(F, "rms_norm") else "rsqrt/mean/mul"),
+         host_us_per_call(lambda: torch_rms_norm(x, w), calls, repeats, device)),
+    ]
+    return rows, norm.last_call["kernels"]
+
+
+def block_ms(block, inputs, repeats):
+    for _ in range(3):
+        block(*inputs)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeats):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(5):
+            block(*inputs)
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / 5)
+    return statistics.median(times)
+
+
+def block_rows(device, repeats):
+    norm = tileops.ops.RMSNormFwdOp([HIDDEN], EPS)
+    gemm = tileops.ops.GemmFwdOp()
+    act = tileops.ops.SiluAndMulFwdOp()
+    add = tileops.ops.AddFwdOp()
+
+    def tileops_block(x, w_norm, w_gate_up, w_down):
+        return add(gemm(act(gemm(norm(x, w_norm), w_gate_up)), w_down), x)
+
+    def torch_block(x, w_norm, w_gate_up, w_down):
+        h = F.linear(torch_rms_norm(x, w_norm), w_gate_up)
+        return F.linear(F.silu(h[:, :INTERMEDIATE]) * h[:, INTERMEDIATE:], w_down) + x
+
+    dtype = torch.bfloat16
+    w_norm = torch.rand(HIDDEN, device=device, dtype=dtype)
+    w_gate_up = torch.randn(2 * INTERMEDIATE, HIDDEN, device=device, dtype=dtype) * 0.02
+    w_down = torch.randn(HIDDEN, INTERMEDIATE, device=device, dtype=dtype) * 0.02
+    rows = []
+    for tokens in (4, 2048):
+        x = torch.randn(tokens, HIDDEN, device=device, dtype=dtype)
+        inputs = (x, w_norm, w_gate_up, w_down)
+        ours = torch.compile(tileops_block, fullgraph=True)
+        theirs = torch.compile(torch_block, fullgraph=True)
+        rows.append((tokens, block_ms(ours, inputs, repeats), block_ms(theirs, inputs, repeats)))
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--device", default="cuda:0" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--json")
+    parser.add_argument("--markdown")
+    args = parser.parse_args()
+    device = torch.device(args.device)
+
+    overhead, kernels = overhead_rows(device, args.calls, args.repeats)
+    eager = overhead[-1][1]
+    lines = [
+        "# Python call overhead: RMSNorm [4, 4096] bfloat16 on %s" % device,
+        "",
+        "tileops %s, torch %s; tileops kernels: %s" % (tileops.__version__, torch.__version__, ", ".join(kernels)),
+        "",
+        "| Path | Host time per call (us) | vs PyTorch eager |",
+        "| --- | ---: | ---: |",
+    ]
+    lines += ["| %s | %.2f | %.2fx |" % (name, us, us / eager) for name, us in overhead]
+    report = {"device": str(device), "torch": torch.__version__, "tileops": tileops.__version__,
+              "kernels": kernels, "host_us_per_call": dict(overhead)}
+    compilable = hasattr(torch, "compile") and hasattr(torch.library, "register_fake")
+    if device.type == "cuda" and compilable:
+        blocks = block_rows(device, args.repeats)
+        lines += ["", "## Llama-3.1-8B block under torch.compile(fullgraph=True), bfloat16", "",
+                  "| Tokens | tileops ops (ms) | PyTorch (ms) | tileops / PyTorch |", "| ---: | ---: | ---: | ---: |"]
+        lines += ["| %d | %.3f | %.3f | %.2fx |" % (t, ours, theirs, ours / theirs) for t, ours, theirs in blocks]
+        report["block_ms"] = [{"tokens": t, "tileops": ours, "torch": theirs} for t, ours, theirs in blocks]
+    else:
+        lines += ["", "(The Llama block needs a CUDA device and torch.compile with register_fake: skipped.)"]
+    text = "\n".join(lines)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text + "\n")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

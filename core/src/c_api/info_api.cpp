@@ -1,0 +1,80 @@
+// The version query and the process-wide facts as JSON.
+#include "c_api/handles.hpp"
+#include "c_api/json_out.hpp"
+#include "json/backend_json.hpp"
+#include "json/op_json.hpp"
+#include "tileops/errors.hpp"
+#include "tileops/ops/catalog.hpp"
+#include "tileops/target.hpp"
+#include "tileops/version.hpp"
+
+using namespace tileops;
+using namespace tileops::c_api;
+
+extern "C" {
+
+tileops_status* tileops_get_version(tileops_version_info* info) {
+  return guarded([&] {
+    require_pointer(info, "info");
+    check_output_struct_size(info->struct_size, sizeof *info, "tileops_version_info");
+    info->api_major = TILEOPS_C_API_VERSION_MAJOR;
+    info->api_minor = TILEOPS_C_API_VERSION_MINOR;
+    info->library = TILEOPS_VERSION_STRING;
+  });
+}
+
+tileops_status* tileops_ops_json(const char* op_name, char** json) {
+  return guarded([&] {
+    require_pointer(json, "json");
+    *json = nullptr;
+    load_backends();
+    if (op_name != nullptr) {
+      write_json(json::op_json(find_op(checked_string(op_name, "op_name"))), json);
+      return;
+    }
+    nlohmann::json all = nlohmann::json::array();
+    for (const OpCatalogEntry& e : op_catalog()) all.push_back(json::op_json(e));
+    write_json(all, json);
+  });
+}
+
+tileops_status* tileops_workloads_json(const char* op_name, int64_t index_cap, char** json) {
+  return guarded([&] {
+    require_pointer(json, "json");
+    *json = nullptr;
+    const OpCatalogEntry& entry = find_op(checked_string(op_name, "op_name"));
+    if (index_cap < 0) throw ValueError("index_cap " + std::to_string(index_cap) + " is negative; 0 keeps the rows as written");
+    write_json(json::workloads_json(entry.op_class(), index_cap), json);
+  });
+}
+
+tileops_status* tileops_info_json(char** json) {
+  return guarded([&] {
+    require_pointer(json, "json");
+    *json = nullptr;
+    write_json(json::info_json(), json);
+  });
+}
+
+tileops_status* tileops_plugins_json(char** json) {
+  return guarded([&] {
+    require_pointer(json, "json");
+    *json = nullptr;
+    load_backends();
+    write_json({{"plugins", json::plugins_json()},
+                {"load_failures", json::load_failures_json()},
+                {"skipped", json::skipped_plugins_json()}},
+               json);
+  });
+}
+
+tileops_status* tileops_targets_json(char** json) {
+  return guarded([&] {
+    require_pointer(json, "json");
+    *json = nullptr;
+    load_backends();
+    write_json(json::targets_json(), json);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,85 @@
+#include "json/backend_json.hpp"
+
+#include <filesystem>
+
+#include "tileops/config.hpp"
+#include "tileops/extend/backend.hpp"
+#include "tileops/extend/device_runtime.hpp"
+#include "tileops/extend/plugin.hpp"
+#include "tileops/paths.hpp"
+#include "tileops/version.hpp"
+
+namespace tileops::json {
+
+nlohmann::json plugins_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : loaded_plugins()) {
+    out.push_back({{"name", p.name}, {"version", p.version}, {"path", p.path.string()}, {"warnings", p.warnings}});
+  }
+  return out;
+}
+
+nlohmann::json load_failures_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& f : load_failures()) {
+    out.push_back({{"path", f.path.string()},
+                   {"plugin", f.plugin ? nlohmann::json(*f.plugin) : nlohmann::json(nullptr)},
+                   {"reason", f.reason}});
+  }
+  return out;
+}
+
+nlohmann::json skipped_plugins_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : skipped_plugins()) out.push_back({{"name", s.name}, {"path", s.path.string()}, {"reason", s.reason}});
+  return out;
+}
+
+nlohmann::json targets_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& name : registered_targets()) out.push_back({{"name", name}, {"ops", target_ops(name)}});
+  return out;
+}
+
+nlohmann::json devices_json() {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& rt : device_runtimes()) {
+    nlohmann::json list = nlohmann::json::array();
+    const int count = rt->device_count();
+    for (int i = 0; i < count; ++i) {
+      const DeviceFacts f = rt->facts(i);
+      list.push_back({{"index", i}, {"name", f.name}, {"arch", f.arch}, {"sm_count", f.sm_count}});
+    }
+    devices.push_back({{"type", std::string(rt->type().name())},
+                       {"accelerator", rt->is_accelerator()},
+                       {"count", count},
+                       {"devices", list}});
+  }
+  return devices;
+}
+
+nlohmann::json info_json() {
+  load_backends();
+  const Config cfg = config();
+  nlohmann::json searched = nlohmann::json::array();
+  for (const auto& f : config_search_path()) {
+    std::error_code ec;
+    searched.push_back({{"path", f.string()}, {"exists", std::filesystem::exists(f, ec)}});
+  }
+  nlohmann::json plugin_path = nlohmann::json::array();
+  for (const auto& p : plugin_search_path()) plugin_path.push_back(p.string());
+  nlohmann::json info;
+  info["version"] = kVersion;
+  info["config_file"] = cfg.file ? nlohmann::json(cfg.file->string()) : nlohmann::json(nullptr);
+  info["default_target"] = cfg.default_target ? nlohmann::json(*cfg.default_target) : nlohmann::json(nullptr);
+  info["log_level"] = cfg.log_level;
+  info["config_search_path"] = searched;
+  info["plugin_path"] = plugin_path;
+  info["devices"] = devices_json();
+  info["plugins"] = plugins_json();
+  info["load_failures"] = load_failures_json();
+  info["targets"] = targets_json();
+  return info;
+}
+
+}  // namespace tileops::json

@@ -1,0 +1,155 @@
+"""DLPack round trips between torch, NumPy and tileops: zero copy, views, read-only memory,
+bool, and what is refused."""
+
+import unittest
+
+import numpy
+
+import tileops
+from support import requires_torch, torch
+
+
+@requires_torch
+class TorchRoundTripTest(unittest.TestCase):
+    def round_trip(self, x):
+        t = tileops.from_dlpack(x)
+        back = t.to_torch() if x.dtype == torch.bool else torch.from_dlpack(t)
+        self.assertEqual(t.data_ptr, x.data_ptr())
+        self.assertEqual(t.shape, tuple(x.shape))
+        if x.numel() > 0:
+            self.assertEqual(t.strides, tuple(x.stride()))
+        self.assertEqual(back.data_ptr(), x.data_ptr())
+        self.assertEqual(back.dtype, x.dtype)
+        self.assertTrue(torch.equal(back, x))
+        return t
+
+    def test_dtypes(self):
+        for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int8, torch.uint8,
+                      torch.int32, torch.int64):
+            with self.subTest(dtype=dtype):
+                t = self.round_trip(torch.arange(12).reshape(3, 4).to(dtype))
+                self.assertEqual(t.dtype, str(dtype)[len("torch."):])
+                self.assertEqual(t.device, "cpu")
+
+    def test_bool(self):
+        x = torch.tensor([[True, False, True], [False, False, True]])
+        t = self.round_trip(x)
+        self.assertEqual(t.dtype, "bool")
+        self.assertEqual(repr(t), "tileops.Tensor(bool[2, 3], cpu)")
+
+    def test_views_keep_their_offsets_and_strides(self):
+        base = torch.arange(48, dtype=torch.float32).reshape(6, 8)
+        for name, view in (("rows", base[2:5]), ("columns", base[:, 1::3]), ("transposed", base.t()),
+                           ("scalar", base[3, 4]), ("empty", base[2:2])):
+            with self.subTest(view=name):
+                self.round_trip(view)
+
+    def test_ops_read_views_in_place(self):
+        base = torch.randn(6, 16)
+        norm = tileops.ops.RMSNormFwdOp([8])
+        for view in (base[1:4, 2:10], base[:, ::2], base.t()[3:11].t()):
+            with self.subTest(strides=view.stride()):
+                self.assertTrue(torch.allclose(norm(view), norm(view.contiguous()), atol=1e-6))
+
+    def test_read_only_memory_is_never_written(self):
+        x = torch.tensor([-1.0, 2.0, -3.0])
+        r = tileops.from_dlpack(x, read_only=True)
+        self.assertTrue(r.read_only)
+        self.assertEqual(repr(r), "tileops.Tensor(float32[3], cpu, read-only)")
+        with self.assertRaisesRegex(tileops.ValueError, "ReluFwdOp: input 'input' is read-only"):
+            tileops.ops.ReluFwdOp(inplace=True)(r)
+        self.assertEqual(x.tolist(), [-1.0, 2.0, -3.0])
+        y = tileops.ops.ReluFwdOp()(r)
+        self.assertIsInstance(y, tileops.Tensor)
+        self.assertEqual(torch.from_dlpack(y).tolist(), [0.0, 2.0, 0.0])
+        # Exported as DLPack 1.x the flag travels with the tensor.
+        again = tileops.from_dlpack(_Producer(r.__dlpack__(max_version=(1, 0))))
+        self.assertTrue(again.read_only)
+        with self.assertRaisesRegex(tileops.ValueError, "is read-only"):
+            tileops.ops.AddFwdOp()(x, x, out=again)
+
+    def test_legacy_and_versioned_capsules(self):
+        t = tileops.from_dlpack(torch.ones(2))
+        self.assertIn('"dltensor"', repr(t.__dlpack__()))
+        self.assertIn('"dltensor_versioned"', repr(t.__dlpack__(max_version=(1, 2))))
+        self.assertIn('"dltensor"', repr(t.__dlpack__(max_version=(0, 8))))
+        with self.assertRaisesRegex(tileops.ValueError, "copy=True is refused"):
+            t.__dlpack__(copy=True)
+        flags = tileops.from_dlpack(torch.tensor([True, False]))
+        self.assertEqual(tileops.from_dlpack(_Producer(flags.__dlpack__())).dtype, "bool")
+        self.assertEqual(tileops.from_dlpack(_Producer(flags.__dlpack__(max_version=(1, 0)))).dtype, "bool")
+
+    def test_outputs_are_torch_tensors_sharing_tileops_memory(self):
+        x = torch.randn(4, 8)
+        y = tileops.ops.RMSNormFwdOp([8])(x)
+        self.assertIsInstance(y, torch.Tensor)
+        self.assertEqual(y.shape, (4, 8))
+        # An input the call writes, and out, come back as the objects passed.
+        z = torch.randn(5)
+        self.assertIs(tileops.ops.ReluFwdOp(inplace=True)(z), z)
+        self.assertTrue((z >= 0).all())
+        a, b, out = torch.ones(3), torch.full((3,), 2.0), torch.zeros(3)
+        self.assertIs(tileops.ops.AddFwdOp(alpha=3)(a, b, out=out), out)
+        self.assertEqual(out.tolist(), [7.0, 7.0, 7.0])
+
+    def test_refused_tensors(self):
+        norm = tileops.ops.RMSNormFwdOp([2])
+        with self.assertRaisesRegex(tileops.TypeError, "unsupported DLPack dtype"):
+            norm(torch.ones(2, 2, dtype=torch.complex64))
+        with self.assertRaisesRegex(tileops.TypeError, "RMSNormFwdOp: input 'x' requires grad"):
+            norm(torch.ones(2, 2, requires_grad=True))
+        with torch.no_grad():
+            self.assertEqual(norm(torch.ones(2, 2, requires_grad=True)).shape, (2, 2))
+        with self.assertRaisesRegex(tileops.TypeError, "RMSNormFwdOp: input 'x' must be a tensor .* not list"):
+            norm([[1.0, 2.0]])
+
+
+class _Producer:
+    """An object whose __dlpack__ hands out a given capsule (a producer of DLPack 1.x)."""
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, stream=None, max_version=None):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+class NumpyTest(unittest.TestCase):
+    def test_numpy_in_numpy_out(self):
+        x = numpy.linspace(-2, 2, 12, dtype=numpy.float32).reshape(3, 4)
+        y = tileops.ops.SoftmaxFwdOp()(x)
+        self.assertIsInstance(y, numpy.ndarray)
+        expected = numpy.exp(x) / numpy.exp(x).sum(axis=-1, keepdims=True)
+        self.assertTrue(numpy.allclose(y, expected, atol=1e-6))
+        self.assertTrue(y.flags.writeable)
+        self.assertEqual(tileops.ops.SoftmaxFwdOp()(y).shape, (3, 4))
+        t = tileops.from_dlpack(x)
+        self.assertEqual(t.data_ptr, x.ctypes.data)
+        view = numpy.asarray(t)
+        self.assertEqual(view.ctypes.data, x.ctypes.data)
+        self.assertFalse(numpy.asarray(tileops.from_dlpack(x, read_only=True)).flags.writeable)
+        with self.assertRaisesRegex(tileops.TypeError, "NumPy has no bfloat16"):
+            numpy.asarray(tileops.empty([2], "bfloat16"))
+
+    def test_negative_strides_are_refused(self):
+        x = numpy.arange(6, dtype=numpy.float32)[::-1]
+        with self.assertRaisesRegex(tileops.ValueError, "negative"):
+            tileops.ops.ReluFwdOp()(x)
+
+    def test_tileops_tensors_in_and_out(self):
+        x = tileops.from_dlpack(numpy.array([-1.0, 1.0], dtype=numpy.float32))
+        y = tileops.ops.ReluFwdOp()(x)
+        self.assertIsInstance(y, tileops.Tensor)
+        self.assertEqual(numpy.from_dlpack(y).tolist(), [0.0, 1.0])
+        meta = tileops.empty([2, 3], "bfloat16", "meta")
+        self.assertEqual(repr(meta), "tileops.Tensor(bfloat16[2, 3], meta)")
+        self.assertEqual(meta.data_ptr, 0)
+        with self.assertRaisesRegex(tileops.TypeError, "meta tensors carry no data"):
+            meta.__dlpack__()
+
+
+if __name__ == "__main__":
+    unittest.main()

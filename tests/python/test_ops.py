@@ -1,0 +1,155 @@
+"""Every op on every workload row of its manifest (rows scaled down to indices of at most 16)
+from Python on torch tensors: the in-tree dispatch against the reference target, and the ops
+with a PyTorch counterpart against it too."""
+
+import math
+import unittest
+
+import tileops
+from support import assert_close, case_inputs, case_params, requires_torch, torch
+
+INDEX_CAP = 16
+# Outputs larger than this many elements are left to the C++ tests (AlibiFwdOp's parameters,
+# which a cap does not scale, make 134M-element rows).
+MAX_OUTPUT_ELEMENTS = 1 << 22
+
+F = torch.nn.functional if torch is not None else None
+
+
+def _double(t):
+    return None if t is None else t.double()
+
+
+def _rms_norm(p, x, weight):
+    eps = p["eps"] if p.get("eps") is not None else torch.finfo(x.dtype).eps
+    xd = x.double()
+    y = xd / torch.sqrt((xd * xd).mean(dim=tuple(range(-len(p["normalized_shape"]), 0)), keepdim=True) + eps)
+    return (y * weight.double() if weight is not None else y).to(x.dtype)
+
+
+def _silu_and_mul(p, x):
+    n = x.shape[-1] // 2
+    xd = x.double()
+    return (F.silu(xd[:, :n]) * xd[:, n:]).to(x.dtype)
+
+
+def _gemm(p, a, b):
+    ad = a.double().t() if p.get("trans_a") else a.double()
+    bd = b.double().t() if p.get("trans_b", True) else b.double()
+    return (ad @ bd).to(a.dtype)
+
+
+def _reduce(fn):
+    def reference(p, x):
+        dim = p.get("dim")
+        dims = tuple(range(x.dim())) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+        out_dtype = getattr(torch, p["dtype"]) if p.get("dtype") else (
+            torch.int64 if not x.dtype.is_floating_point else x.dtype)
+        acc = x.double() if x.dtype.is_floating_point else x.long()
+        for d in sorted((d % max(x.dim(), 1) for d in dims), reverse=True):
+            acc = fn(acc, dim=d, keepdim=True)
+        if not p.get("keepdim"):
+            acc = acc.reshape([s for i, s in enumerate(x.shape) if i not in {d % max(x.dim(), 1) for d in dims}])
+        return acc.to(out_dtype)
+
+    return reference
+
+
+def _swiglu(p, x, w_gate_up, w_down):
+    i = w_gate_up.shape[0] // 2
+    h = (x.double() @ w_gate_up.double().t()).to(x.dtype).double()
+    act = (F.silu(h[:, :i]) * h[:, i:]).to(x.dtype).double()
+    return (act @ w_down.double().t()).to(x.dtype)
+
+
+# PyTorch's counterpart of an op: fn(params, *inputs) -> expected output(s).
+TORCH_REFERENCES = {
+    "RMSNormFwdOp": _rms_norm,
+    "LayerNormFwdOp": lambda p, x, w, b: F.layer_norm(
+        x.double(), p["normalized_shape"], _double(w), _double(b), p.get("eps", 1e-5)).to(x.dtype),
+    "SoftmaxFwdOp": lambda p, x: torch.softmax(x.double(), p.get("dim", -1)).to(x.dtype),
+    "AddFwdOp": lambda p, a, b: (a.double() + p.get("alpha", 1) * b.double()).to(a.dtype)
+    if a.dtype.is_floating_point else a + p.get("alpha", 1) * b,
+    "ReluFwdOp": lambda p, x: torch.relu(x.double()).to(x.dtype),
+    "GeluFwdOp": lambda p, x: F.gelu(x.double(), approximate=p.get("approximate", "none")).to(x.dtype),
+    "SiluAndMulFwdOp": _silu_and_mul,
+    "GemmFwdOp": _gemm,
+    "SumFwdOp": _reduce(torch.sum),
+    "ProdFwdOp": _reduce(torch.prod),
+    "SwiGLUMLPFwdOp": _swiglu,
+}
+
+
+def _clone(tensors):
+    return [None if t is None else t.clone() for t in tensors]
+
+
+def _outputs(result):
+    return list(result) if isinstance(result, tuple) else [result]
+
+
+@requires_torch
+class OpResultsTest(unittest.TestCase):
+    def test_every_op_on_every_workload_row(self):
+        generator = torch.Generator().manual_seed(2024)
+        ran = 0
+        for name in tileops.ops.__all__:
+            cls = getattr(tileops.ops, name)
+            for case in tileops.workloads(name, INDEX_CAP):
+                with self.subTest(op=name, case=case["id"]):
+                    params = case_params(case)
+                    if "device" in cls._param_decls and params.get("device") is None:
+                        params["device"] = "cpu"
+                    builtin, reference = cls(**params), cls(**params, target="reference")
+                    specs = [None if s is None else (s["shape"], s["dtype"]) for s in case["inputs"]]
+                    planned = builtin.meta(specs)
+                    if any(o is not None and math.prod(o[0]) > MAX_OUTPUT_ELEMENTS for o in planned):
+                        continue
+                    inputs = case_inputs(case, generator)
+                    got = _outputs(builtin(*_clone(inputs)))
+                    want = _outputs(reference(*_clone(inputs)))
+                    self.assertEqual(len(got), len(planned))
+                    for o, (g, w, plan) in enumerate(zip(got, want, planned)):
+                        if plan is None:
+                            self.assertIsNone(g)
+                            continue
+                        self.assertEqual((tuple(g.shape), str(g.dtype)[6:]), plan)
+                        assert_close(self, g, w, plan[1], "%s %s output %d vs the reference target" % (name, case["id"], o))
+                    if name in TORCH_REFERENCES:
+                        expected = _outputs(TORCH_REFERENCES[name](params, *_clone(inputs)))
+                        assert_close(self, got[0], expected[0], planned[0][1], "%s %s vs PyTorch" % (name, case["id"]))
+                    record = builtin.last_call
+                    served = record["kernels"] + [k for s in record["stages"] for c in s["calls"] for k in c["kernels"]]
+                    self.assertTrue(served, "%s %s: no kernel named in last_call" % (name, case["id"]))
+                    ran += 1
+        self.assertGreater(ran, 40)
+
+    def test_alibi(self):
+        op = tileops.ops.AlibiFwdOp(seq_len=5, num_heads=4, out_dtype=torch.float32, device="cpu")
+        x = torch.zeros(1)
+        self.assertIsInstance(op(), tileops.Tensor)
+        y = op().to_torch()
+        self.assertEqual(tuple(y.shape), (4, 5, 5))
+        distance = torch.arange(5).view(1, 5) - torch.arange(5).view(5, 1)
+        slopes = torch.tensor([2 ** (-8 * (h + 1) / 4) for h in range(4)])
+        assert_close(self, y, (slopes.view(4, 1, 1) * distance).float(), "float32", "AlibiFwdOp vs its formula")
+        self.assertEqual(x.tolist(), [0.0])
+
+    def test_batch_norm_training_updates_its_running_statistics(self):
+        op = tileops.ops.BatchNormFwdOp(training=True, momentum=0.5)
+        x = torch.randn(4, 3, 5)
+        mean, var = torch.zeros(3), torch.ones(3)
+        y, batch_mean, rstd = op(x, mean, var)
+        expected = F.batch_norm(x, torch.zeros(3), torch.ones(3), training=True, momentum=0.5, eps=1e-5)
+        assert_close(self, y, expected, "float32", "BatchNormFwdOp training vs PyTorch")
+        assert_close(self, batch_mean, x.mean(dim=(0, 2)), "float32", "the batch mean")
+        assert_close(self, mean, 0.5 * x.mean(dim=(0, 2)), "float32", "the running mean, updated in place")
+        self.assertEqual(op.last_call["written"], ["running_mean", "running_var"])
+        eval_op = tileops.ops.BatchNormFwdOp()
+        y, no_mean, no_rstd = eval_op(x, mean, var)
+        self.assertIsNone(no_mean)
+        self.assertIsNone(no_rstd)
+
+
+if __name__ == "__main__":
+    unittest.main()
