@@ -72,7 +72,13 @@ int run_run(const std::vector<std::string>& args) {
   const int repeat = vm["repeat"].as<int>();
   if (repeat < 1) throw UsageError("tileops run: --repeat must be at least 1, got " + std::to_string(repeat));
 
-  std::unique_ptr<Op> op = entry->make(params, target);
+  std::unique_ptr<Op> op;
+  try {
+    op = entry->make(params, target);
+  } catch (const Error& e) {
+    // The parameters are the command line's: a construction that refuses them is a usage error.
+    throw UsageError("tileops run: " + std::string(e.what()), std::string(error_kind(e)));
+  }
   const std::vector<Tensor> inputs = testing::random_tensors(specs, device);
   const std::vector<Tensor> pristine = testing::clone_all(inputs);
   const OpOutputs outputs = op->call(CallArgs(inputs));

@@ -2,16 +2,22 @@
 // itself to the table in main.cpp.
 #pragma once
 
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/program_options.hpp>
 
 namespace tileops::cli {
 
-// Thrown for bad command-line arguments: printed as one line, exit status 2.
+// Thrown for bad command-line arguments (an unknown or missing parameter, a config file or log
+// level that cannot be used): printed as one line, exit status 2. `kind` names the error in
+// --json output: "UsageError", or the library's error kind when the library refused the value.
 struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit UsageError(const std::string& what, std::string error_kind = "UsageError")
+      : std::runtime_error(what), kind(std::move(error_kind)) {}
+  std::string kind;
 };
 
 struct Command {

@@ -9,6 +9,8 @@
 #include <iostream>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "command.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/version.hpp"
@@ -96,8 +98,15 @@ int main(int argc, char** argv) {
   if (command == nullptr) return unknown_command(name);
   args.insert(args.begin(), globals.begin(), globals.end());
   const std::string prefix = std::string("tileops ") + command->name + ": ";
+  const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  // One line on stderr; with --json also {"error": {"kind", "message"}} on stdout.
+  const auto report = [&](std::string_view kind, const std::string& message, int status) {
+    std::cerr << message << "\n";
+    if (json) std::cout << nlohmann::json{{"error", {{"kind", kind}, {"message", message}}}}.dump(2) << std::endl;
+    return status;
+  };
   // Usage errors exit 2; everything else that goes wrong (a library error, an exception of any
-  // other kind, output that cannot be written) exits 1 with one line on stderr.
+  // other kind, output that cannot be written) exits 1.
   try {
     const int status = command->run(args);
     errno = 0;
@@ -111,19 +120,14 @@ int main(int argc, char** argv) {
     return status;
   } catch (const tileops::cli::UsageError& e) {
     const std::string_view what = e.what();
-    std::cerr << (what.starts_with(prefix) ? "" : prefix) << what << "\n";
-    return 2;
+    return report(e.kind, (what.starts_with(prefix) ? "" : prefix) + std::string(what), 2);
   } catch (const tileops::Error& e) {
-    std::cerr << prefix << e.what() << "\n";
-    return 1;
+    return report(tileops::error_kind(e), prefix + e.what(), 1);
   } catch (const std::bad_alloc&) {
-    std::cerr << prefix << "out of memory (std::bad_alloc)\n";
-    return 1;
+    return report("OutOfMemoryError", prefix + "out of memory (std::bad_alloc)", 1);
   } catch (const std::exception& e) {
-    std::cerr << prefix << "unexpected error: " << e.what() << "\n";
-    return 1;
+    return report("Error", prefix + "unexpected error: " + e.what(), 1);
   } catch (...) {
-    std::cerr << prefix << "unexpected error: an exception that is not a std::exception\n";
-    return 1;
+    return report("Error", prefix + "unexpected error: an exception that is not a std::exception", 1);
   }
 }

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "tileops/export.hpp"
 
@@ -75,5 +76,9 @@ class TILEOPS_API ConfigError : public ValueError {
  public:
   using ValueError::ValueError;
 };
+
+// The name of the most derived class of the family that `e` is an instance of: "TypeError",
+// "ConfigError", "ManifestError" (a manifest's problems, a ValueError), ..., or "Error".
+TILEOPS_API std::string_view error_kind(const Error& e);
 
 }  // namespace tileops

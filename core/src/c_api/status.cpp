@@ -2,7 +2,6 @@
 #include <new>
 
 #include "c_api/handles.hpp"
-#include "manifest/manifest_error.hpp"
 #include "tileops/errors.hpp"
 
 namespace tileops::c_api {
@@ -34,16 +33,10 @@ tileops_status no_memory_status{TILEOPS_OUT_OF_MEMORY_ERROR,
 
 // The kind of a tileops::Error, by its most derived class.
 int kind_of(const Error& e) {
-  if (dynamic_cast<const ConfigError*>(&e)) return TILEOPS_CONFIG_ERROR;
-  if (dynamic_cast<const UnknownTargetError*>(&e)) return TILEOPS_UNKNOWN_TARGET_ERROR;
-  if (dynamic_cast<const manifest::ManifestError*>(&e)) return TILEOPS_MANIFEST_ERROR;
-  if (dynamic_cast<const OutOfMemoryError*>(&e)) return TILEOPS_OUT_OF_MEMORY_ERROR;
-  if (dynamic_cast<const OpNotAvailableError*>(&e)) return TILEOPS_OP_NOT_AVAILABLE_ERROR;
-  if (dynamic_cast<const AmbiguousTargetError*>(&e)) return TILEOPS_AMBIGUOUS_TARGET_ERROR;
-  if (dynamic_cast<const BackendError*>(&e)) return TILEOPS_BACKEND_ERROR;
-  if (dynamic_cast<const TypeError*>(&e)) return TILEOPS_TYPE_ERROR;
-  if (dynamic_cast<const ValueError*>(&e)) return TILEOPS_VALUE_ERROR;
-  if (dynamic_cast<const RuntimeError*>(&e)) return TILEOPS_RUNTIME_ERROR;
+  const std::string_view name = error_kind(e);
+  for (int k = TILEOPS_ERROR; k < TILEOPS_ERROR_KIND_COUNT; ++k) {
+    if (name == kKinds[k].name) return k;
+  }
   return TILEOPS_ERROR;
 }
 
