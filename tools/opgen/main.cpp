@@ -49,6 +49,18 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
+constexpr const char* kUsage =
+    "usage: tileops-opgen --out-dir DIR --kernels-out-dir DIR --kernels-prefix P --internal-dir DIR\n"
+    "                     [--namespace NS] [--include-prefix P] [--export-macro M --export-include H]\n"
+    "                     [--catalog FILE] [--embed-manifests] MANIFEST.yaml...\n"
+    "Writes the op classes, kernel interfaces, reference kernel classes and op-class records of the\n"
+    "ops in the manifests (docs/writing-an-op.md).\n";
+
+// A command line that cannot be run: the message and the usage on stderr, exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 int run(int argc, char** argv) {
   opgen::Options options;
   std::filesystem::path out_dir;
@@ -60,9 +72,13 @@ int run(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(arg + " needs a value");
+      if (i + 1 >= argc) throw UsageError(arg + " needs a value");
       return argv[++i];
     };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
     if (arg == "--out-dir") {
       out_dir = value();
     } else if (arg == "--kernels-out-dir") {
@@ -84,15 +100,14 @@ int run(int argc, char** argv) {
     } else if (arg == "--catalog") {
       catalog = value();
     } else if (arg.starts_with("--")) {
-      throw std::runtime_error("unknown option " + arg);
+      throw UsageError("unknown option " + arg);
     } else {
       manifests.push_back(arg);
     }
   }
   if (out_dir.empty() || kernels_out_dir.empty() || options.kernels_prefix.empty() || internal_dir.empty() ||
       manifests.empty()) {
-    throw std::runtime_error(
-        "usage: tileops-opgen --out-dir DIR --kernels-out-dir DIR --kernels-prefix P --internal-dir DIR MANIFEST.yaml...");
+    throw UsageError("--out-dir, --kernels-out-dir, --kernels-prefix, --internal-dir and a manifest are required");
   }
   std::map<std::string, std::vector<opgen::OpModel>> files;
   std::map<std::string, std::string> texts;  // by stem, with --embed-manifests
@@ -127,6 +142,9 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "tileops-opgen: " << e.what() << "\n" << kUsage;
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "tileops-opgen: " << e.what() << "\n";
     return 1;
