@@ -85,3 +85,11 @@ TEST_CASE("plugins --strict exits 1 when a plugin failed to load, without it the
   CHECK(strict.out.find("tileops plugins: 1 plugin(s) failed to load (--strict)") != std::string::npos);
   CHECK(run_command(cli("plugins --strict >/dev/null 2>&1")).status == 0);
 }
+
+TEST_CASE("plugins --strict exits 1 when a plugin loaded with an ambiguity warning") {
+  const std::string env = "TILEOPS_PLUGIN_PATH=" + tileops::test::corpus("ambiguous").string() + " ";
+  CHECK(run_command(env + cli("plugins >/dev/null 2>&1")).status == 0);
+  const auto strict = run_command(env + cli("plugins --strict 2>&1 >/dev/null"));
+  CHECK(strict.status == 1);
+  CHECK(strict.out.find("tileops plugins: 1 plugin(s) loaded with warnings (--strict)") != std::string::npos);
+}

@@ -136,10 +136,11 @@ TEST_CASE("a kernel type that ties with the cpu plugin's loads with a warning, d
   REQUIRE(host.loaded()[0].warnings.size() == 1);
   CHECK(host.loaded()[0].warnings[0] ==
         "kernel type 'ambiguous_rms_norm' (plugin 'ambiguous') and 'cpu_rms_norm' (plugin 'cpu') both implement "
-        "interface 'rms_norm' of RMSNormFwdOp on cpu, and neither is preferred over the other: a call that both "
-        "accept fails with 'dispatch is ambiguous'. Fix: declare preferred_over {\"cpu_rms_norm\"} in "
-        "'ambiguous_rms_norm' (or {\"ambiguous_rms_norm\"} in 'cpu_rms_norm'), or keep one of the plugins from "
-        "loading with disable_plugins");
+        "interface 'rms_norm' of RMSNormFwdOp on cpu, and neither is preferred over the other: every call of "
+        "RMSNormFwdOp on cpu that both accept (their refusals let through) fails with 'dispatch is ambiguous'. Fix: "
+        "declare preferred_over {\"cpu_rms_norm\"} in 'ambiguous_rms_norm' (or {\"ambiguous_rms_norm\"} in "
+        "'cpu_rms_norm'); an application may choose with prefer_kernels = RMSNormFwdOp=<key>, or leave one out with "
+        "disable_kernels or its plugin with disable_plugins");
   RMSNormFwdOp op({64});
   CHECK_THROWS_WITH_AS(op.key_for("rms_norm", rms_call(DType::float32)),
                        doctest::Contains("cpu_rms_norm (plugin 'cpu'), ambiguous_rms_norm (plugin 'ambiguous') all "

@@ -1,5 +1,6 @@
 // `tileops plugins [--json] [--strict]`: the plugins loaded, the load failures and the skipped
-// files; with --strict, exit status 1 when a plugin failed to load.
+// files; with --strict, exit status 1 when a plugin failed to load or loaded with a warning (an
+// ambiguity with another kernel type, an insecure file allowed by the config).
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -17,7 +18,7 @@ namespace po = boost::program_options;
 int run_plugins(const std::vector<std::string>& args) {
   po::options_description options("plugins options");
   options.add_options()("json", "print one JSON object instead of text")
-      ("strict", "exit with status 1 when a plugin failed to load");
+      ("strict", "exit with status 1 when a plugin failed to load or loaded with a warning (e.g. an ambiguity)");
   add_common_options(options);
   po::variables_map vm;
   if (!parse_args("plugins", "[--json] [--strict]", args, options, vm)) return 0;
@@ -31,9 +32,13 @@ int run_plugins(const std::vector<std::string>& args) {
   report["plugins"] = json::plugins_json();
   report["load_failures"] = json::load_failures_json();
   report["skipped"] = json::skipped_plugins_json();
-  const int status = vm.count("strict") && !report["load_failures"].empty() ? 1 : 0;
-  if (status != 0) {
-    std::cerr << "tileops plugins: " << report["load_failures"].size() << " plugin(s) failed to load (--strict)\n";
+  std::size_t warned = 0;
+  for (const auto& p : report["plugins"]) warned += p["warnings"].empty() ? 0 : 1;
+  const std::size_t failed = report["load_failures"].size();
+  const int status = vm.count("strict") && (failed > 0 || warned > 0) ? 1 : 0;
+  if (status != 0 && failed > 0) std::cerr << "tileops plugins: " << failed << " plugin(s) failed to load (--strict)\n";
+  if (status != 0 && warned > 0) {
+    std::cerr << "tileops plugins: " << warned << " plugin(s) loaded with warnings (--strict)\n";
   }
   if (vm.count("json")) {
     std::cout << json_text(report) << "\n";

@@ -125,10 +125,12 @@ void warn_ambiguities(const OpClass& cls, const InstalledKernels& table, const s
       }
       warnings.push_back("kernel type '" + ka.key + "' (" + ka.origin() + ") and '" + kb.key + "' (" + kb.origin() +
                          ") both implement interface '" + cls.interfaces()[ka.interface].name + "' of " + cls.name() +
-                         " on " + join(devices) + ", and neither is preferred over the other: a call that both accept "
+                         " on " + join(devices) + ", and neither is preferred over the other: every call of " +
+                         cls.name() + " on " + join(devices) + " that both accept (their refusals let through) "
                          "fails with 'dispatch is ambiguous'. Fix: declare preferred_over {\"" + kb.key + "\"} in '" +
-                         ka.key + "' (or {\"" + ka.key + "\"} in '" + kb.key + "'), or keep one of the plugins from "
-                         "loading with disable_plugins");
+                         ka.key + "' (or {\"" + ka.key + "\"} in '" + kb.key + "'); an application may choose with "
+                         "prefer_kernels = " + cls.name() + "=<key>, or leave one out with disable_kernels or its plugin "
+                         "with disable_plugins");
     }
   }
 }
