@@ -52,3 +52,19 @@ TEST_CASE("the tileops program answers --help and rejects unknown commands and o
   CHECK(bad_option.status == 2);
   CHECK(bad_option.out.find("colour") != std::string::npos);
 }
+
+TEST_CASE("tileops info shows the manifest path and the kernel choice settings with where each came from") {
+  const auto r = run_command("TILEOPS_MANIFEST_PATH=/nonexistent/manifests TILEOPS_DISABLE_KERNELS=cpu_gelu "
+                             "TILEOPS_PREFER_KERNELS=RMSNormFwdOp=rms_norm_reference " +
+                             std::string(TILEOPS_CLI_PATH) + " info --json 2>/dev/null");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("manifest_path") == nlohmann::json::array({"/nonexistent/manifests"}));
+  CHECK(j.at("disable_kernels").at("values") == nlohmann::json::array({"cpu_gelu"}));
+  CHECK(j.at("disable_kernels").at("from") == "environment variable TILEOPS_DISABLE_KERNELS");
+  CHECK(j.at("prefer_kernels").at("values") == nlohmann::json{{"RMSNormFwdOp", "rms_norm_reference"}});
+  CHECK(j.at("disable_plugins").at("from").is_null());
+  const auto text = run_command("TILEOPS_DISABLE_KERNELS=cpu_gelu " + std::string(TILEOPS_CLI_PATH) + " info 2>/dev/null");
+  CHECK(text.out.find("disable_kernels: cpu_gelu  (from environment variable TILEOPS_DISABLE_KERNELS)") != std::string::npos);
+  CHECK(text.out.find("manifest path: (none: the built-in manifests only)") != std::string::npos);
+}

@@ -66,6 +66,23 @@ int run_info(const std::vector<std::string>& args) {
   std::cout << "default target: " << (cfg.default_target ? *cfg.default_target : "(detect per device)") << "\n";
   std::cout << "plugin path:\n";
   for (const auto& p : plugin_search_path()) std::cout << "  " << p.string() << (present(p) ? "" : "  (absent)") << "\n";
+  std::cout << "manifest path:" << (cfg.manifest_path.empty() ? " (none: the built-in manifests only)" : "") << "\n";
+  for (const auto& p : cfg.manifest_path) std::cout << "  " << p.string() << (present(p) ? "" : "  (absent)") << "\n";
+  // A kernel choice setting, with where it came from; nothing when it is empty.
+  const auto setting = [&](const char* key) {
+    const nlohmann::json& s = info[key];
+    if (s["values"].empty()) return;
+    std::string values;
+    if (s["values"].is_object()) {
+      for (const auto& [op, k] : s["values"].items()) values += (values.empty() ? "" : ", ") + op + "=" + k.get<std::string>();
+    } else {
+      for (const auto& v : s["values"]) values += (values.empty() ? "" : ", ") + v.get<std::string>();
+    }
+    std::cout << key << ": " << values << "  (from " << s["from"].get<std::string>() << ")\n";
+  };
+  setting("disable_plugins");
+  setting("disable_kernels");
+  setting("prefer_kernels");
   std::cout << "devices:\n";
   for (const auto& rt : info["devices"]) {
     std::cout << "  " << rt["type"].get<std::string>() << ": " << rt["count"].get<int>() << " device(s)\n";

@@ -24,7 +24,7 @@ int run_run(const std::vector<std::string>& args) {
   options.add_options()
       ("op", po::value<std::string>(), "the op to run (its manifest name, e.g. RMSNormFwdOp)")
       ("param,p", po::value<std::vector<std::string>>()->composing(), "NAME=VALUE construction parameter (repeatable)")
-      ("input,i", po::value<std::vector<std::string>>()->composing(), "NAME=SHAPE[:DTYPE] random input (repeatable)")
+      ("input,i", po::value<std::vector<std::string>>()->composing(), "NAME=SHAPE[:DTYPE] random input, e.g. x=[4,64]:bfloat16; the dtype defaults to float32 (repeatable)")
       ("workload,w", po::value<std::string>(), "take parameters and inputs from a manifest workload (case id or label)")
       ("device,d", po::value<std::string>()->default_value("cpu"), "device the inputs are made on")
       ("target,t", po::value<std::string>(), "target of the op: a target name, builtin or reference")

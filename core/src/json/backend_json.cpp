@@ -75,6 +75,18 @@ nlohmann::json info_json() {
   info["log_level"] = cfg.log_level;
   info["config_search_path"] = searched;
   info["plugin_path"] = plugin_path;
+  nlohmann::json manifest_path = nlohmann::json::array();
+  for (const auto& p : cfg.manifest_path) manifest_path.push_back(p.string());
+  info["manifest_path"] = manifest_path;
+  // Each list with where it came from (null when empty).
+  const auto setting = [](const nlohmann::json& values, const std::string& origin) {
+    return nlohmann::json{{"values", values}, {"from", origin.empty() ? nlohmann::json(nullptr) : nlohmann::json(origin)}};
+  };
+  nlohmann::json preferred = nlohmann::json::object();
+  for (const KernelPreference& p : cfg.prefer_kernels) preferred[p.op] = p.key;
+  info["disable_plugins"] = setting(cfg.disable_plugins, cfg.disable_plugins_origin);
+  info["disable_kernels"] = setting(cfg.disable_kernels, cfg.disable_kernels_origin);
+  info["prefer_kernels"] = setting(preferred, cfg.prefer_kernels_origin);
   info["devices"] = devices_json();
   info["plugins"] = plugins_json();
   info["load_failures"] = load_failures_json();
