@@ -6,6 +6,7 @@
 #include <string>
 
 #include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
 
 using tileops::test::run_command;
 
@@ -57,7 +58,9 @@ TEST_CASE("tileops validate fails on each broken manifest with the right line") 
     CAPTURE(r.out);
     CHECK(r.status == 1);
     CHECK(r.out.rfind(path + ": " + c.line, 0) == 0);
-    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+    // The one problem, then the summary.
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 2);
+    CHECK(r.out.ends_with(" in 1 file(s), 1 problem(s)\n"));
   }
   const auto all = run_command(kCli + " validate " + kBroken + " 2>/dev/null");
   CHECK(all.status == 1);
@@ -67,8 +70,23 @@ TEST_CASE("tileops validate fails on each broken manifest with the right line") 
 TEST_CASE("tileops validate reports a missing path and answers --help") {
   const auto missing = run_command(kCli + " validate /no/such/manifests.yaml 2>/dev/null");
   CHECK(missing.status == 1);
-  CHECK(missing.out == "/no/such/manifests.yaml: (file): (file): does not exist\n");
+  CHECK(missing.out ==
+        "/no/such/manifests.yaml: (file): (file): does not exist\ntileops validate: 0 op(s) in 0 file(s), 1 problem(s)\n");
   const auto help = run_command(kCli + " validate --help");
   CHECK(help.status == 0);
   CHECK(help.out.find("usage: tileops validate [PATH...]") != std::string::npos);
+}
+
+TEST_CASE("tileops validate reports every problem of an entry in one run, and its summary on stdout") {
+  tileops::test::TempDir dir;
+  const auto file = dir.write("test.yaml", "BadFwdOp:\n  family: test\n  stauts: spec-only\n  colour: blue\n");
+  const auto r = run_command(kCli + " validate " + file.string() + " 2>/dev/null");
+  CHECK(r.status == 1);
+  const std::string where = file.string() + ": BadFwdOp: ";
+  for (const std::string problem : {"stauts: unknown field 'stauts'", "colour: unknown field 'colour'",
+                                    "status: required field is missing", "signature: required field is missing",
+                                    "workloads: required field is missing", "roofline: required field is missing"}) {
+    CHECK(r.out.find(where + problem) != std::string::npos);
+  }
+  CHECK(r.out.ends_with("tileops validate: 0 op(s) in 1 file(s), 6 problem(s)\n"));
 }

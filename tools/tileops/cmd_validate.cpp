@@ -25,7 +25,7 @@ int run_validate(const std::vector<std::string>& args) {
   }
   const manifest::ValidationReport report = manifest::validate_manifests(paths);
   for (const manifest::Problem& p : report.problems) std::cout << p.str() << "\n";
-  std::cerr << "tileops validate: " << report.ops << " op(s) in " << report.files << " file(s), "
+  std::cout << "tileops validate: " << report.ops << " op(s) in " << report.files << " file(s), "
             << report.problems.size() << " problem(s)\n";
   return report.problems.empty() ? 0 : 1;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <initializer_list>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -341,31 +342,63 @@ void read_signature(OpSpec& spec, const YAML::Node& node) {
   }
 }
 
-OpSpec read_entry(const std::string& name, const YAML::Node& node, const std::string& file) {
+// Reads entry `name`, each top-level field on its own, so that one run reports everything
+// wrong with the entry: one FieldError per unknown field and per malformed or missing field
+// (the first problem within each). Returns the spec only when there is none.
+std::optional<OpSpec> read_entry(const std::string& name, const YAML::Node& node, const std::string& file,
+                                 std::vector<FieldError>& errors) {
   OpSpec spec;
   spec.name = name;
   spec.file = file;
   spec.canonical = YAML::Dump(node);
   require_map(node, "");
+  const auto field = [&](auto&& read) {
+    try {
+      read();
+    } catch (const FieldError& e) {
+      errors.push_back(e);
+    } catch (const YAML::Exception& e) {
+      errors.push_back({"", e.msg});
+    }
+  };
   // `interfaces` is read by the op generator (tools/opgen), not at run time.
-  check_keys(node, "", {"family", "status", "ref_api", "signature", "workloads", "roofline", "composition", "interfaces"});
-  spec.family = text(require(node, "", "family"), "family");
-  spec.status = text(require(node, "", "status"), "status");
-  if (spec.status != "implemented" && spec.status != "spec-only") {
-    throw FieldError{"status", "must be implemented or spec-only, not '" + spec.status + "'"};
+  const std::initializer_list<std::string_view> known = {"family",   "status",      "ref_api",   "signature",
+                                                           "workloads", "roofline", "composition", "interfaces"};
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      errors.push_back({key, "unknown field '" + key + "'; expected one of " + join(known)});
+    }
   }
-  if (node["ref_api"]) spec.ref_api = text(node["ref_api"], "ref_api");
-  read_signature(spec, require(node, "", "signature"));
-  const YAML::Node rows = require(node, "", "workloads");
-  require_seq(rows, "workloads");
-  if (rows.size() == 0) throw FieldError{"workloads", "must have at least one row"};
-  for (std::size_t i = 0; i < rows.size(); ++i) spec.workloads.push_back(read_row(rows[i], "workloads[" + std::to_string(i) + "]"));
-  const YAML::Node roofline = require(node, "", "roofline");
-  require_map(roofline, "roofline");
-  check_keys(roofline, "roofline", {"flops", "bytes"});
-  spec.roofline.flops = text(require(roofline, "roofline", "flops"), "roofline.flops");
-  if (roofline["bytes"]) spec.roofline.bytes = text(roofline["bytes"], "roofline.bytes");
-  if (const YAML::Node comp = node["composition"]) {
+  field([&] { spec.family = text(require(node, "", "family"), "family"); });
+  field([&] {
+    spec.status = text(require(node, "", "status"), "status");
+    if (spec.status != "implemented" && spec.status != "spec-only") {
+      throw FieldError{"status", "must be implemented or spec-only, not '" + spec.status + "'"};
+    }
+  });
+  field([&] {
+    if (node["ref_api"]) spec.ref_api = text(node["ref_api"], "ref_api");
+  });
+  field([&] { read_signature(spec, require(node, "", "signature")); });
+  field([&] {
+    const YAML::Node rows = require(node, "", "workloads");
+    require_seq(rows, "workloads");
+    if (rows.size() == 0) throw FieldError{"workloads", "must have at least one row"};
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      spec.workloads.push_back(read_row(rows[i], "workloads[" + std::to_string(i) + "]"));
+    }
+  });
+  field([&] {
+    const YAML::Node roofline = require(node, "", "roofline");
+    require_map(roofline, "roofline");
+    check_keys(roofline, "roofline", {"flops", "bytes"});
+    spec.roofline.flops = text(require(roofline, "roofline", "flops"), "roofline.flops");
+    if (roofline["bytes"]) spec.roofline.bytes = text(roofline["bytes"], "roofline.bytes");
+  });
+  field([&] {
+    const YAML::Node comp = node["composition"];
+    if (!comp) return;
     require_map(comp, "composition");
     check_keys(comp, "composition", {"kind", "stages"});
     CompositionDecl c;
@@ -384,7 +417,8 @@ OpSpec read_entry(const std::string& name, const YAML::Node& node, const std::st
       c.stages.push_back(std::move(s));
     }
     spec.composition = std::move(c);
-  }
+  });
+  if (!errors.empty()) return std::nullopt;
   return spec;
 }
 
@@ -419,13 +453,15 @@ LoadedFile load_manifest_text(std::string_view source, const std::string& file) 
       out.problems.push_back({file, name, "(entry)", "the op is defined twice in this file"});
       continue;
     }
+    std::vector<FieldError> errors;
     try {
-      out.specs.push_back(read_entry(name, kv.second, file));
+      if (auto spec = read_entry(name, kv.second, file, errors)) out.specs.push_back(std::move(*spec));
     } catch (const FieldError& e) {
-      out.problems.push_back({file, name, e.field.empty() ? "(entry)" : e.field, e.reason});
+      errors.push_back(e);
     } catch (const YAML::Exception& e) {
-      out.problems.push_back({file, name, "(entry)", e.msg});
+      errors.push_back({"", e.msg});
     }
+    for (const FieldError& e : errors) out.problems.push_back({file, name, e.field.empty() ? "(entry)" : e.field, e.reason});
   }
   return out;
 }
