@@ -217,6 +217,23 @@ std::string emit_header(const std::string& stem, const std::vector<OpModel>& ops
   return o.str();
 }
 
+void emit_catalog_entries(std::ostream& o, const std::vector<const OpModel*>& ops) {
+  for (const OpModel* op : ops) {
+    if (!op->has_class()) continue;
+    o << "      {\"" << op->name << "\", &" << op->name << "::op_class,\n"
+      << "       [](const tileops::ParamMap& p, const tileops::Target& t) -> std::unique_ptr<tileops::Op> {\n";
+    if (op->params.empty()) {
+      o << "         return std::make_unique<" << op->name << ">(t);\n";
+    } else {
+      o << "         auto q = " << op->base_name() << "Params::from(p);\n"
+        << "         return std::make_unique<" << op->name << ">(";
+      for (const ParamModel& prm : op->params) o << "std::move(q." << prm.name << "), ";
+      o << "t);\n";
+    }
+    o << "       }},\n";
+  }
+}
+
 std::string emit_catalog(std::vector<const OpModel*> ops, const Options& options) {
   std::sort(ops.begin(), ops.end(), [](const OpModel* a, const OpModel* b) { return a->name < b->name; });
   std::ostringstream o;
@@ -229,20 +246,7 @@ std::string emit_catalog(std::vector<const OpModel*> ops, const Options& options
   o << "\nnamespace " << options.ns << " {\n\n"
     << "// `make` receives every manifest parameter, converted and with defaults filled in.\n"
     << "inline std::vector<OpCatalogEntry> generated_catalog_entries() {\n  return {\n";
-  for (const OpModel* op : ops) {
-    if (!op->has_class()) continue;
-    o << "      {\"" << op->name << "\", &" << op->name << "::op_class,\n"
-      << "       [](const ParamMap& p, const Target& t) -> std::unique_ptr<Op> {\n";
-    if (op->params.empty()) {
-      o << "         return std::make_unique<" << op->name << ">(t);\n";
-    } else {
-      o << "         auto q = " << op->base_name() << "Params::from(p);\n"
-        << "         return std::make_unique<" << op->name << ">(";
-      for (const ParamModel& prm : op->params) o << "std::move(q." << prm.name << "), ";
-      o << "t);\n";
-    }
-    o << "       }},\n";
-  }
+  emit_catalog_entries(o, ops);
   o << "  };\n}\n\n}  // namespace " << options.ns << "\n";
   return o.str();
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <ostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,10 @@ std::string emit_reference_header(const std::string& stem, const std::vector<OpM
 // holds the raw string's closing delimiter.
 std::string emit_op_classes(const std::string& stem, const std::vector<OpModel>& ops, const Options& options,
                             const std::optional<std::string>& manifest_text = std::nullopt);
+
+// The catalogue entries of `ops` (those with a class), as the elements of a braced list of
+// tileops::OpCatalogEntry, names qualified so that any namespace can hold them.
+void emit_catalog_entries(std::ostream& o, const std::vector<const OpModel*>& ops);
 
 // A header defining `<ns>::generated_catalog_entries()`: one OpCatalogEntry per implemented
 // op, sorted by name.

@@ -151,7 +151,7 @@ std::string emit_op_classes(const std::string& stem, const std::vector<OpModel>&
     << "// Each op's class record: its kernel interfaces and reference kernels, or its stages.\n"
     << "#include \"" << options.include_prefix << "/" << stem << ".hpp\"\n"
     << "#include \"" << stem << "_reference.hpp\"\n"
-    << (manifest_text ? "#include \"tileops/extend/manifest.hpp\"\n" : "")
+    << (manifest_text ? "#include \"tileops/extend/manifest.hpp\"\n#include \"tileops/ops/catalog.hpp\"\n" : "")
     << "#include \"tileops/extend/op_class_builder.hpp\"\n\n"
     << "namespace " << options.ns << " {\n";
   if (manifest_text) {
@@ -160,6 +160,13 @@ std::string emit_op_classes(const std::string& stem, const std::vector<OpModel>&
       << "// manifest file at run time.\n"
       << "const bool kManifestAdded = (tileops::add_embedded_manifest(\"" << stem << ".yaml\", R\"" << kDelimiter << "("
       << *manifest_text << ")" << kDelimiter << "\"), true);\n\n"
+      << "// The ops' catalog entries: programs that pick ops by name (tileops run --ops-library, bindings)\n"
+      << "// find them once this program or library has started.\n"
+      << "const bool kCatalogued = (tileops::add_op_catalog_entries({\n";
+    std::vector<const OpModel*> listed;
+    for (const OpModel& op : ops) listed.push_back(&op);
+    emit_catalog_entries(o, listed);
+    o << "  }), true);\n\n"
       << "}  // namespace\n";
   }
   for (const OpModel& op : ops) {

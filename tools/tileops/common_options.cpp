@@ -1,5 +1,7 @@
 #include "common_options.hpp"
 
+#include <dlfcn.h>
+
 #include <sstream>
 
 #include "command.hpp"
@@ -38,7 +40,9 @@ void add_common_options(po::options_description& options) {
                                            "and the config directories")
       ("plugin-path", po::value<std::string>(), "':'-separated plugin directories (overrides the config)")
       ("default-target", po::value<std::string>(), "default target name, or 'builtin' (overrides the config)")
-      ("log-level", po::value<std::string>(), "trace, debug, info, warn, error, critical or off");
+      ("log-level", po::value<std::string>(), "trace, debug, info, warn, error, critical or off")
+      ("ops-library", po::value<std::vector<std::string>>()->composing(),
+       "a shared library whose ops (built with tileops_add_ops) join the catalog (repeatable)");
 }
 
 void apply_common_options(const po::variables_map& vm) {
@@ -57,6 +61,16 @@ void apply_common_options(const po::variables_map& vm) {
                      "ConfigError");
   }
   apply_config(vm);
+  if (vm.count("ops-library")) {
+    for (const std::string& path : vm["ops-library"].as<std::vector<std::string>>()) {
+      // Never closed: its ops and their kernels live as long as the process. Opening it runs
+      // the generated code that adds its manifests and catalog entries.
+      if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+        const char* why = dlerror();
+        throw UsageError("--ops-library " + path + ": cannot be loaded: " + (why != nullptr ? why : "unknown reason"));
+      }
+    }
+  }
 }
 
 }  // namespace tileops::cli
