@@ -202,12 +202,8 @@ int run_bench(const std::vector<std::string>& args) {
     csv.emplace(vm["csv"].as<std::string>(), "tileops bench");
     csv->write_row({"op", "case", "ms", "gbps", "gflops", "roofline_fraction", "serving_target", "kernels", "error"});
   }
-  SignaturePlan::IndexCap cap;
-  if (vm.count("cap")) {
-    const std::int64_t limit = vm["cap"].as<std::int64_t>();
-    if (limit <= 0) throw UsageError("tileops bench: --cap must be positive");
-    cap = [limit](std::string_view, std::int64_t v) { return std::min(v, limit); };
-  }
+  const std::optional<std::int64_t> cap = vm.count("cap") ? std::optional(vm["cap"].as<std::int64_t>()) : std::nullopt;
+  if (cap && *cap <= 0) throw UsageError("tileops bench: --cap must be positive");
 
   const Peaks peaks = measure_peaks(vm, device);
   struct Case {
@@ -216,12 +212,7 @@ int run_bench(const std::vector<std::string>& args) {
   };
   std::vector<Case> cases;
   for (const OpCatalogEntry* e : ops) {
-    for (WorkloadCase& c : e->op_class().plan().workload_cases(cap)) {
-      if (vm.count("cap") && c.params.contains("seq_len")) {
-        c.params.set("seq_len", std::min(std::get<std::int64_t>(c.params.at("seq_len")), vm["cap"].as<std::int64_t>()));
-      }
-      cases.push_back({e, std::move(c)});
-    }
+    for (WorkloadCase& c : scaled_cases(e->op_class().plan(), cap, "tileops bench")) cases.push_back({e, std::move(c)});
   }
 
   const bool json = vm.count("json") != 0;
@@ -239,7 +230,7 @@ int run_bench(const std::vector<std::string>& args) {
     nlohmann::json row = {{"op", entry->name}, {"case", c.id}};
     try {
       std::unique_ptr<Op> op = entry->make(params, target);
-      const std::vector<Tensor> inputs = testing::random_tensors(c.inputs, device);
+      const std::vector<Tensor> inputs = testing::random_inputs(c, device);
       const double s = median_seconds([&] { op->call(CallArgs(inputs)); }, device, vm["warmup"].as<int>(),
                                       vm["repeat"].as<int>());
       const Roofline r = op->eval_roofline();

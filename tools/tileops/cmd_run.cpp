@@ -25,6 +25,7 @@ int run_run(const std::vector<std::string>& args) {
       ("param,p", po::value<std::vector<std::string>>()->composing(), "NAME=VALUE construction parameter (repeatable)")
       ("input,i", po::value<std::vector<std::string>>()->composing(), "NAME=SHAPE[:DTYPE] random input (repeatable)")
       ("workload,w", po::value<std::string>(), "take parameters and inputs from a manifest workload (case id or label)")
+      ("cap", po::value<std::int64_t>(), "with --workload: cap every index value of the row at this, as bench --cap does")
       ("device,d", po::value<std::string>()->default_value("cpu"), "device the inputs are made on")
       ("target,t", po::value<std::string>(), "target of the op: a target name, builtin or reference")
       ("repeat,r", po::value<int>()->default_value(5), "timed repeats (median reported)")
@@ -34,7 +35,7 @@ int run_run(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("op", 1);
   po::variables_map vm;
-  if (!parse_args("run", "OP [--param N=V]... [--input N=SHAPE:DTYPE]... [--workload ID] [--check] [--json]", args,
+  if (!parse_args("run", "OP [--param N=V]... [--input N=SHAPE:DTYPE]... [--workload ID [--cap N]] [--check] [--json]", args,
                   options, vm, &positional)) {
     return 0;
   }
@@ -51,10 +52,14 @@ int run_run(const std::vector<std::string>& args) {
   const SignaturePlan& plan = entry->op_class().plan();
   ParamMap params;
   std::vector<std::optional<TensorSpec>> specs(plan.input_names().size());
+  std::vector<std::optional<ValueRange>> ranges;
+  if (vm.count("cap") && !vm.count("workload")) throw UsageError("tileops run: --cap scales a --workload row; name one");
   if (vm.count("workload")) {
-    const WorkloadCase c = find_case(plan, vm["workload"].as<std::string>());
+    const std::optional<std::int64_t> cap = vm.count("cap") ? std::optional(vm["cap"].as<std::int64_t>()) : std::nullopt;
+    const WorkloadCase c = find_case(scaled_cases(plan, cap, "tileops run"), plan, vm["workload"].as<std::string>());
     params = c.params;
     specs = c.inputs;
+    ranges = c.ranges;
   }
   if (vm.count("param")) {
     for (const auto& [name, value] : parse_params(plan, vm["param"].as<std::vector<std::string>>())) params.set(name, value);
@@ -64,6 +69,7 @@ int run_run(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < given.size(); ++i) {
       if (given[i]) specs[i] = given[i];
     }
+    ranges.clear();  // a range belongs to the row's shapes
   }
   const Device device = device_option(vm, "tileops run");
   const Target target = target_option(vm);
@@ -72,7 +78,10 @@ int run_run(const std::vector<std::string>& args) {
   if (repeat < 1) throw UsageError("tileops run: --repeat must be at least 1, got " + std::to_string(repeat));
 
   std::unique_ptr<Op> op = entry->make(params, target);
-  const std::vector<Tensor> inputs = testing::random_tensors(specs, device);
+  WorkloadCase drawn;
+  drawn.inputs = specs;
+  drawn.ranges = ranges;
+  const std::vector<Tensor> inputs = testing::random_inputs(drawn, device);
   const std::vector<Tensor> pristine = testing::clone_all(inputs);
   const OpOutputs outputs = op->call(CallArgs(inputs));
   std::vector<Tensor> scratch = testing::clone_all(pristine);

@@ -46,6 +46,27 @@ nlohmann::json flag_json(bool set, const std::string& expr) {
   return expr.empty() ? nlohmann::json(set) : nlohmann::json(expr);
 }
 
+// The op's workload cases at their manifest sizes: id, label, the parameters the row gives, and
+// each input passed with its shape, dtype and (for an index input) the range of its values.
+nlohmann::json workloads_json(const SignaturePlan& plan) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const WorkloadCase& c : plan.workload_cases()) {
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& [name, value] : c.params) params[name] = value_json(value);
+    nlohmann::json inputs = nlohmann::json::array();
+    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+      if (!c.inputs[i]) continue;
+      nlohmann::json in = {{"name", plan.input_names()[i]},
+                           {"shape", std::vector<std::int64_t>(c.inputs[i]->shape.begin(), c.inputs[i]->shape.end())},
+                           {"dtype", std::string(dtype_name(c.inputs[i]->dtype))}};
+      if (i < c.ranges.size() && c.ranges[i]) in["range"] = {c.ranges[i]->low, c.ranges[i]->high};
+      inputs.push_back(std::move(in));
+    }
+    rows.push_back({{"id", c.id}, {"label", c.label}, {"params", params}, {"inputs", inputs}});
+  }
+  return rows;
+}
+
 }  // namespace
 
 nlohmann::json op_json(const OpCatalogEntry& entry) {
@@ -101,6 +122,7 @@ nlohmann::json op_json(const OpCatalogEntry& entry) {
           {"compile_op_names", cls.compile_op_names()},
           {"interfaces", interfaces},
           {"delegates", stages},
+          {"workloads", workloads_json(cls.plan())},
           {"targets", registered_targets(cls.name())}};
 }
 

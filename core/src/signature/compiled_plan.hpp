@@ -118,6 +118,7 @@ struct TensorDecl {
   bool mutated = false;
   std::optional<Expr> mutated_expr;
   bool write_only = false;
+  std::optional<Expr> range;           // [low, high]: the values of an integer input's elements
   // outputs
   std::optional<Expr> nullable;        // returned exactly when this holds
   bool buffer_out = false;
@@ -242,6 +243,8 @@ class CompiledPlan final : public SignaturePlan {
   // tensors the row passes are meta tensors in `params`. Throws ValueError naming what does not
   // instantiate.
   WorkloadCase instantiate_case(std::size_t r, std::size_t c, const IndexCap& cap = {}) const;
+  // The bounds an input's range gives in the check state of a workload case.
+  ValueRange value_range(const TensorDecl& t, CheckState& f) const;
   // "op: " prefixed message.
   std::string message(const std::string& what) const { return spec_.name + ": " + what; }
   // The name of the thing that solved slot `s` ("input 'a'"), or "".
