@@ -113,18 +113,34 @@ void attention(DType dtype, const AttentionArgs& args) {
   const int64_t group = args.heads / args.kv_heads;
   const int64_t block = std::max<int64_t>(1, kRowsPerTask / group);
   const int64_t blocks = (args.q_len + block - 1) / block;
+  const int64_t key_blocks = (args.kv_len + kAttentionKeyBlock - 1) / kAttentionKeyBlock;
+  const int64_t packed = attention_packed_floats(args.kv_len, args.head_dim);
   const KernelTable& kernels = active_kernels();
   const int64_t scratch_floats = attention_rows_scratch(block * group, args.head_dim);
-  // Later query blocks see more keys under a causal mask: they go first, so that the short
-  // ones fill in at the end.
-  run_tasks(args.batch * args.kv_heads * blocks, [&](int64_t task) {
-    thread_local std::vector<float> scratch;
-    scratch.resize(static_cast<std::size_t>(scratch_floats));
-    const int64_t qb = blocks - 1 - task % blocks;
-    const int64_t kvh = task / blocks % args.kv_heads, b = task / blocks / args.kv_heads;
-    const int64_t i0 = qb * block;
-    kernels.attention_rows(dtype, args, b, kvh, i0, std::min(args.q_len, i0 + block), scratch.data());
-  });
+  // Each key/value head's keys and values are packed once per sequence, then every query block
+  // reads them. The buffer stays with the calling thread for its next call.
+  // (Tasks reach it through `packs`: in a worker, the name would be the worker's own buffer.)
+  thread_local std::vector<float> pack;
+  pack.resize(static_cast<std::size_t>(checked_product(kName, args.kv_heads, packed)));
+  float* const packs = pack.data();
+  for (int64_t b = 0; b < args.batch; ++b) {
+    run_tasks(args.kv_heads * key_blocks, [&](int64_t task) {
+      const int64_t kvh = task / key_blocks, kb = task % key_blocks;
+      float* base = packs + kvh * packed;
+      kernels.attention_pack(dtype, args, b, kvh, kb, kb + 1, base, base + packed / 2);
+    });
+    // Later query blocks see more keys under a causal mask: they go first, so that the short
+    // ones fill in at the end.
+    run_tasks(args.kv_heads * blocks, [&](int64_t task) {
+      thread_local std::vector<float> scratch;
+      scratch.resize(static_cast<std::size_t>(scratch_floats));
+      const int64_t qb = blocks - 1 - task % blocks, kvh = task / blocks;
+      const int64_t i0 = qb * block;
+      const float* base = packs + kvh * packed;
+      kernels.attention_rows(dtype, args, b, kvh, i0, std::min(args.q_len, i0 + block), base, base + packed / 2,
+                             scratch.data());
+    });
+  }
 }
 
 void attention_decode(DType dtype, const DecodeArgs& args) {

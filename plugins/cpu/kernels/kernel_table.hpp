@@ -47,8 +47,14 @@ inline int64_t attention_padded_rows(int64_t rows) {
 
 // The floats attention_rows needs for `rows` query rows (query positions times group).
 inline int64_t attention_rows_scratch(int64_t rows, int64_t head_dim) {
-  const int64_t r = attention_padded_rows(rows), dp = attention_padded_dim(head_dim);
-  return 2 * r * dp + r * kAttentionKeyBlock + 2 * kAttentionKeyBlock * dp + 2 * r;
+  const int64_t r = attention_padded_rows(rows);
+  return 2 * r * attention_padded_dim(head_dim) + r * kAttentionKeyBlock + 2 * r;
+}
+
+// The floats attention_pack writes for kv_len keys: the transposed key blocks, then the values.
+inline int64_t attention_packed_floats(int64_t kv_len, int64_t head_dim) {
+  const int64_t blocks = (kv_len + kAttentionKeyBlock - 1) / kAttentionKeyBlock;
+  return 2 * blocks * kAttentionKeyBlock * attention_padded_dim(head_dim);
 }
 
 // One part of a decode: the unnormalised output rows [rows_p, dp], then the row maxima and the
@@ -108,10 +114,16 @@ struct KernelTable {
   // Rows [r0, r1) (each one (head, i) pair) and columns [c0, c1) of the ALiBi bias.
   void (*alibi)(DType, const float* slopes, int64_t seq_len, void* y, int64_t r0, int64_t r1,
                 int64_t c0, int64_t c1);
+  // The key blocks [block0, block1) of sequence b, key/value head kvh, packed as float32: kt
+  // the keys transposed, [blocks][padded dim][kAttentionKeyBlock]; v the values,
+  // [blocks * kAttentionKeyBlock][padded dim] (each of attention_packed_floats / 2 floats).
+  void (*attention_pack)(DType, const AttentionArgs& args, int64_t b, int64_t kvh, int64_t block0,
+                         int64_t block1, float* kt, float* v);
   // Attention of the query rows [i0, i1) of sequence b, for the query heads of key/value head
-  // kvh; scratch: attention_rows_scratch((i1 - i0) * group, head_dim) floats.
+  // kvh, over its packed blocks; scratch: attention_rows_scratch((i1 - i0) * group, head_dim)
+  // floats.
   void (*attention_rows)(DType, const AttentionArgs& args, int64_t b, int64_t kvh, int64_t i0,
-                         int64_t i1, float* scratch);
+                         int64_t i1, const float* kt, const float* v, float* scratch);
   // The keys [j0, j1) of decode sequence b for the query heads of kvh, into one part
   // (attention_part_floats); scratch: attention_decode_scratch(group, head_dim) floats.
   void (*attention_decode_part)(DType, const DecodeArgs& args, int64_t b, int64_t kvh, int64_t j0,

@@ -15,7 +15,8 @@ namespace tileops::cpu {
 namespace {
 
 // Vectors per register tile: kAttentionRowTile rows times this many vectors of keys (scores) or
-// of output columns (values), 16 accumulators with 32 vector registers, 8 with 16.
+// of output columns (values), 16 accumulators with 32 vector registers, 8 with 16. The loops over
+// a tile are unrolled by pragma: -O2 would keep the accumulators in memory otherwise.
 constexpr int64_t kTileVectors = Vf::width >= 16 ? 4 : 2;
 constexpr int64_t kRowTile = kAttentionRowTile;
 constexpr int64_t kKeyBlock = kAttentionKeyBlock;
@@ -48,18 +49,25 @@ void pack_keys_transposed(const T* k, int64_t ldk, int64_t n, int64_t d, float* 
   constexpr int64_t W = Vf::width;
   for (int64_t c = 0; c < kKeyBlock; c += kTileVectors * W) {
     Vf::R acc[kRowTile][kTileVectors];
+    #pragma GCC unroll 16
     for (auto& row : acc) {
+      #pragma GCC unroll 16
       for (auto& a : row) a = Vf::zero();
     }
     for (int64_t d = 0; d < dp; ++d) {
       Vf::R k[kTileVectors];
+      #pragma GCC unroll 16
       for (int64_t v = 0; v < kTileVectors; ++v) k[v] = Vf::load(kt + d * kKeyBlock + c + v * W);
+      #pragma GCC unroll 16
       for (int64_t r = 0; r < kRowTile; ++r) {
         const Vf::R qb = Vf::set1(q[r * dp + d]);
+        #pragma GCC unroll 16
         for (int64_t v = 0; v < kTileVectors; ++v) acc[r][v] = Vf::fma(qb, k[v], acc[r][v]);
       }
     }
+    #pragma GCC unroll 16
     for (int64_t r = 0; r < kRowTile; ++r) {
+      #pragma GCC unroll 16
       for (int64_t v = 0; v < kTileVectors; ++v) Vf::store(s + r * kKeyBlock + c + v * W, acc[r][v]);
     }
   }
@@ -74,11 +82,14 @@ void score_direct(const float* q, int64_t rows_p, const T* k, int64_t ldk, int64
     const T* kj = k + j * ldk;
     for (int64_t r0 = 0; r0 < rows_p; r0 += kRowTile) {
       Vf::R acc[kRowTile];
+      #pragma GCC unroll 16
       for (auto& a : acc) a = Vf::zero();
       for (int64_t c = 0; c < d; c += W) {
         const Vf::R kv = Vf::loadn(kj + c, lanes_left<Vf>(c, d));
+        #pragma GCC unroll 16
         for (int64_t r = 0; r < kRowTile; ++r) acc[r] = Vf::fma(Vf::load(q + (r0 + r) * dp + c), kv, acc[r]);
       }
+      #pragma GCC unroll 16
       for (int64_t r = 0; r < kRowTile; ++r) s[(r0 + r) * kKeyBlock + j] = Vf::sum(acc[r]);
     }
   }
@@ -91,18 +102,25 @@ template <int64_t NV, class T>
                                               float* o, int64_t ldo) {
   constexpr int64_t W = Vf::width;
   Vf::R acc[kRowTile][NV];
+  #pragma GCC unroll 16
   for (int64_t r = 0; r < kRowTile; ++r) {
+    #pragma GCC unroll 16
     for (int64_t x = 0; x < NV; ++x) acc[r][x] = Vf::load(o + r * ldo + x * W);
   }
   for (int64_t j = 0; j < n; ++j) {
     Vf::R vv[NV];
+    #pragma GCC unroll 16
     for (int64_t x = 0; x < NV; ++x) vv[x] = x + 1 < NV ? Vf::load(v + j * ldv + x * W) : Vf::loadn(v + j * ldv + x * W, last);
+    #pragma GCC unroll 16
     for (int64_t r = 0; r < kRowTile; ++r) {
       const Vf::R pb = Vf::set1(p[r * kKeyBlock + j]);
+      #pragma GCC unroll 16
       for (int64_t x = 0; x < NV; ++x) acc[r][x] = Vf::fma(pb, vv[x], acc[r][x]);
     }
   }
+  #pragma GCC unroll 16
   for (int64_t r = 0; r < kRowTile; ++r) {
+    #pragma GCC unroll 16
     for (int64_t x = 0; x < NV; ++x) Vf::store(o + r * ldo + x * W, acc[r][x]);
   }
 }
@@ -190,21 +208,37 @@ void store_normalized(const float* o, float l, int64_t d, T* out) {
   for (int64_t c = 0; c < d; c += W) Vf::storen(out + c, Vf::mul(Vf::load(o + c), inv), lanes_left<Vf>(c, d));
 }
 
+// Packs the key blocks [block0, block1) of sequence b, key/value head kvh: keys transposed into
+// kt ([blocks][dp][kKeyBlock], zero past the head dim and the last key) and values into v
+// ([blocks * kKeyBlock][dp], zero past the head dim).
 template <class T>
-void attention_rows(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t i0, int64_t i1, float* scratch) {
+void attention_pack(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t block0, int64_t block1, float* kt,
+                    float* v) {
+  const int64_t d = a.head_dim, dp = attention_padded_dim(d), ld = a.kv_heads * d;
+  const T* ks = static_cast<const T*>(a.k) + (b * a.kv_len * a.kv_heads + kvh) * d;
+  const T* vs = static_cast<const T*>(a.v) + (b * a.kv_len * a.kv_heads + kvh) * d;
+  for (int64_t block = block0; block < block1; ++block) {
+    const int64_t j0 = block * kKeyBlock, n = std::min(kKeyBlock, a.kv_len - j0);
+    float* kb = kt + block * dp * kKeyBlock;
+    std::fill(kb, kb + dp * kKeyBlock, 0.0f);
+    pack_keys_transposed(ks + j0 * ld, ld, n, d, kb);
+    for (int64_t j = 0; j < n; ++j) pack_row(vs + (j0 + j) * ld, d, 1.0f, dp, v + (j0 + j) * dp);
+  }
+}
+
+// The query rows [i0, i1) of sequence b for the query heads of kvh, against that head's key
+// and value blocks as attention_pack left them.
+template <class T>
+void attention_rows(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t i0, int64_t i1, const float* kt,
+                    const float* vb, float* scratch) {
   const int64_t group = a.heads / a.kv_heads, d = a.head_dim, dp = attention_padded_dim(d);
   const int64_t rows = (i1 - i0) * group, rows_p = attention_padded_rows(rows);
   float* q = scratch;
   float* o = q + rows_p * dp;
   float* s = o + rows_p * dp;
-  float* kt = s + rows_p * kKeyBlock;
-  float* vb = kt + dp * kKeyBlock;
-  float* m = vb + kKeyBlock * dp;
+  float* m = s + rows_p * kKeyBlock;
   float* l = m + rows_p;
   const T* qs = static_cast<const T*>(a.q);
-  const int64_t ld = a.kv_heads * d;  // between consecutive keys
-  const T* ks = static_cast<const T*>(a.k) + (b * a.kv_len * a.kv_heads + kvh) * d;
-  const T* vs = static_cast<const T*>(a.v) + (b * a.kv_len * a.kv_heads + kvh) * d;
   const auto scale = static_cast<float>(a.scale);
   for (int64_t r = 0; r < rows_p; ++r) {
     if (r < rows) {
@@ -217,7 +251,6 @@ void attention_rows(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t i0, 
   std::fill(o, o + rows_p * dp, 0.0f);
   std::fill(m, m + rows_p, kNegInf);
   std::fill(l, l + rows_p, 0.0f);
-  std::fill(kt, kt + dp * kKeyBlock, 0.0f);
   // The keys row i sees: [lo(i), hi(i)), both non-decreasing in i.
   const auto lo_of = [&](int64_t i) {
     const int64_t diag = i + a.kv_len - a.q_len;
@@ -226,19 +259,18 @@ void attention_rows(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t i0, 
   const auto hi_of = [&](int64_t i) {
     return a.causal ? std::clamp<int64_t>(i + a.kv_len - a.q_len + 1, 0, a.kv_len) : a.kv_len;
   };
-  const int64_t first = lo_of(i0), end = hi_of(i1 - 1);
-  for (int64_t j0 = first; j0 < end; j0 += kKeyBlock) {
-    const int64_t n = std::min(kKeyBlock, end - j0);
-    pack_keys_transposed(ks + j0 * ld, ld, n, d, kt);
-    for (int64_t j = 0; j < n; ++j) pack_row(vs + (j0 + j) * ld, d, 1.0f, dp, vb + j * dp);
-    for (int64_t r0 = 0; r0 < rows_p; r0 += kRowTile) score_tile(q + r0 * dp, kt, dp, s + r0 * kKeyBlock);
+  const int64_t end = hi_of(i1 - 1);
+  for (int64_t block = lo_of(i0) / kKeyBlock; block * kKeyBlock < end; ++block) {
+    const int64_t j0 = block * kKeyBlock, n = std::min(kKeyBlock, end - j0);
+    const float* kb = kt + block * dp * kKeyBlock;
+    for (int64_t r0 = 0; r0 < rows_p; r0 += kRowTile) score_tile(q + r0 * dp, kb, dp, s + r0 * kKeyBlock);
     const auto visible = [&](int64_t r) -> std::pair<int64_t, int64_t> {
       if (r >= rows) return {0, n};
       const int64_t i = i0 + r / group;
       return {std::clamp<int64_t>(lo_of(i) - j0, 0, n), std::clamp<int64_t>(hi_of(i) - j0, 0, n)};
     };
     softmax_block(s, rows_p, static_cast<float>(a.softcap), visible, m, l, o, dp);
-    accumulate_values(s, rows_p, n, static_cast<const float*>(vb), dp, dp, o, dp);
+    accumulate_values(s, rows_p, n, vb + j0 * dp, dp, dp, o, dp);
   }
   T* out = static_cast<T*>(a.o);
   for (int64_t r = 0; r < rows; ++r) {
@@ -287,9 +319,14 @@ void attention_decode_part(const DecodeArgs& a, int64_t b, int64_t kvh, int64_t 
   }
 }
 
+void attention_pack_kernel(DType dtype, const AttentionArgs& args, int64_t b, int64_t kvh, int64_t block0,
+                           int64_t block1, float* kt, float* v) {
+  with_float_type("attention", dtype, [&]<class T>() { attention_pack<T>(args, b, kvh, block0, block1, kt, v); });
+}
+
 void attention_rows_kernel(DType dtype, const AttentionArgs& args, int64_t b, int64_t kvh, int64_t i0, int64_t i1,
-                           float* scratch) {
-  with_float_type("attention", dtype, [&]<class T>() { attention_rows<T>(args, b, kvh, i0, i1, scratch); });
+                           const float* kt, const float* v, float* scratch) {
+  with_float_type("attention", dtype, [&]<class T>() { attention_rows<T>(args, b, kvh, i0, i1, kt, v, scratch); });
 }
 
 void attention_decode_part_kernel(DType dtype, const DecodeArgs& args, int64_t b, int64_t kvh, int64_t j0, int64_t j1,
