@@ -6,13 +6,17 @@
 
 namespace tileops::testing {
 
-std::vector<Tensor> random_tensors(const std::vector<std::optional<TensorSpec>>& specs, const Device& device,
-                                   unsigned seed) {
+namespace {
+
+std::vector<Tensor> random_values(const std::vector<std::optional<TensorSpec>>& specs,
+                                  const std::vector<std::optional<ValueRange>>& ranges, const Device& device,
+                                  unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> real(-1.0, 1.0);
   std::uniform_int_distribution<int> integer(-3, 3);
   std::vector<Tensor> out;
-  for (const auto& spec : specs) {
+  for (std::size_t s = 0; s < specs.size(); ++s) {
+    const auto& spec = specs[s];
     if (!spec) {
       out.emplace_back();
       continue;
@@ -22,13 +26,30 @@ std::vector<Tensor> random_tensors(const std::vector<std::optional<TensorSpec>>&
     Tensor host = Tensor::empty(spec->shape, spec->dtype, Device::cpu());
     const Tensor values = Tensor::empty(spec->shape, DType::float64, Device::cpu());
     double* v = values.data<double>();
+    const std::optional<ValueRange> range = s < ranges.size() && !is_floating(spec->dtype) ? ranges[s] : std::nullopt;
+    std::uniform_int_distribution<std::int64_t> bounded(range ? range->low : 0, range ? range->high : 0);
     for (std::int64_t i = 0; i < values.numel(); ++i) {
-      v[i] = is_floating(spec->dtype) ? real(rng) : spec->dtype == DType::bool_ ? (integer(rng) > 0) : integer(rng);
+      if (range) {
+        v[i] = static_cast<double>(bounded(rng));
+      } else {
+        v[i] = is_floating(spec->dtype) ? real(rng) : spec->dtype == DType::bool_ ? (integer(rng) > 0) : integer(rng);
+      }
     }
     host.copy_from(values);
     out.push_back(host.to(device));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<Tensor> random_tensors(const std::vector<std::optional<TensorSpec>>& specs, const Device& device,
+                                   unsigned seed) {
+  return random_values(specs, {}, device, seed);
+}
+
+std::vector<Tensor> random_inputs(const WorkloadCase& c, const Device& device, unsigned seed) {
+  return random_values(c.inputs, c.ranges, device, seed);
 }
 
 std::vector<Tensor> clone_all(const std::vector<Tensor>& tensors) {

@@ -8,17 +8,15 @@
 //                     [--config FILE] [--tokens N] [--dtype bfloat16|float16|float32]
 //                     [--hidden H] [--intermediate I]
 // Defaults: Llama-3.1-8B (hidden 4096, intermediate 14336), 4 tokens, bfloat16, cpu.
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
 
+#include "demo_support.hpp"
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
-#include "tileops/extend/device_runtime.hpp"
-#include "tileops/extend/plugin.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/rms_norm.hpp"
 #include "tileops/ops/swiglu_mlp.hpp"
@@ -72,19 +70,6 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-// Random values in [-scale, scale) on the host, then moved to the device: a weight of a few
-// hundred million elements fills in a second.
-Tensor random(std::vector<std::int64_t> shape, DType dtype, const Device& device, float scale, std::uint64_t seed) {
-  Tensor host = Tensor::empty(shape, DType::float32);
-  float* p = host.data<float>();
-  std::uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 1;
-  for (std::int64_t i = 0; i < host.numel(); ++i) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    p[i] = scale * (static_cast<float>(s >> 40) / static_cast<float>(1 << 24) * 2.0f - 1.0f);
-  }
-  return host.to(dtype).to(device);
-}
-
 struct Block {
   std::unique_ptr<RMSNormFwdOp> norm;
   std::unique_ptr<SwiGLUMLPFwdOp> mlp;
@@ -96,36 +81,10 @@ struct Block {
         residual(std::make_unique<AddFwdOp>(std::int64_t{1}, target)) {}
 };
 
-std::string kernels_of(const Op& op, const std::string& prefix = "") {
-  std::string s;
-  const auto serving = op.serving_target();
-  if (serving && !is_in_tree_target(*serving) && !op.op_class().interfaces().empty()) return prefix + "target " + *serving;
-  for (const InterfaceDecl& d : op.op_class().interfaces()) {
-    for (const BuiltEntry& e : op.built_entries(d.name)) s += (s.empty() ? "" : ", ") + prefix + e.key;
-  }
-  std::size_t i = 0;
-  for (Op* sub : op.held_delegates()) {
-    const std::string inner = kernels_of(*sub, op.op_class().delegate_types()[i++].stage + ":");
-    s += (s.empty() ? "" : ", ") + inner;
-  }
-  return s;
-}
-
 void report(const char* name, const Op& op, double seconds) {
   const Roofline r = op.eval_roofline();
   std::printf("%-16s %-10s %9.3f %9.2f %9.2f   %s\n", name, op.serving_target().value_or("-").c_str(), seconds * 1e3,
-              r.bytes / seconds / 1e9, r.flops / seconds / 1e9, kernels_of(op).c_str());
-}
-
-// Seconds `f` takes on `device`, its queued device work included.
-template <class F>
-double timed(const Device& device, F&& f) {
-  DeviceRuntime& rt = device_runtime(device.type());
-  rt.synchronize(device.index());
-  const auto start = std::chrono::steady_clock::now();
-  f();
-  rt.synchronize(device.index());
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+              r.bytes / seconds / 1e9, r.flops / seconds / 1e9, demo::kernels_of(op).c_str());
 }
 
 }  // namespace
@@ -141,20 +100,12 @@ int main(int argc, char** argv) {
     std::printf("tileops %s: Llama-style block (hidden %lld, intermediate %lld), %lld tokens, %s on %s\n", kVersion,
                 static_cast<long long>(o.hidden), static_cast<long long>(o.intermediate),
                 static_cast<long long>(o.tokens), std::string(dtype_name(o.dtype)).c_str(), device.str().c_str());
-    std::printf("config: %s; default target: %s\n", cfg.file ? cfg.file->string().c_str() : "(none)",
-                default_target().value_or("(detect per device)").c_str());
-    for (const PluginInfo& p : loaded_plugins()) {
-      std::printf("plugin loaded: %s %s (%s)\n", p.name.c_str(), p.version.c_str(), p.path.string().c_str());
-    }
-    for (const PluginLoadFailure& f : load_failures()) {
-      std::printf("plugin load failure: %s: %s\n", f.path.string().c_str(), f.reason.c_str());
-    }
-    if (loaded_plugins().empty()) std::printf("plugin loaded: none (the in-tree reference kernels serve)\n");
+    demo::print_backends(cfg);
 
-    const Tensor x = random({o.tokens, o.hidden}, o.dtype, device, 1.0f, 1);
-    const Tensor norm_weight = random({o.hidden}, o.dtype, device, 1.0f, 2);
-    const Tensor w_gate_up = random({2 * o.intermediate, o.hidden}, o.dtype, device, 0.02f, 3);
-    const Tensor w_down = random({o.hidden, o.intermediate}, o.dtype, device, 0.02f, 4);
+    const Tensor x = demo::random({o.tokens, o.hidden}, o.dtype, device, 1.0f, 1);
+    const Tensor norm_weight = demo::random({o.hidden}, o.dtype, device, 1.0f, 2);
+    const Tensor w_gate_up = demo::random({2 * o.intermediate, o.hidden}, o.dtype, device, 0.02f, 3);
+    const Tensor w_down = demo::random({o.hidden, o.intermediate}, o.dtype, device, 0.02f, 4);
 
     Block block(o, o.target);
     auto run = [](Block& b, const Tensor& x, const Tensor& norm_weight, const Tensor& w_gate_up, const Tensor& w_down) {
@@ -163,9 +114,9 @@ int main(int argc, char** argv) {
     run(block, x, norm_weight, w_gate_up, w_down);  // the first call selects targets and builds kernels
     std::printf("\n%-16s %-10s %9s %9s %9s   %s\n", "op", "target", "ms", "GB/s", "GFLOP/s", "kernels");
     Tensor h, m, y;
-    report("RMSNormFwdOp", *block.norm, timed(device, [&] { h = (*block.norm)(x, norm_weight); }));
-    report("SwiGLUMLPFwdOp", *block.mlp, timed(device, [&] { m = (*block.mlp)(h, w_gate_up, w_down); }));
-    report("AddFwdOp", *block.residual, timed(device, [&] { y = (*block.residual)(x, m); }));
+    report("RMSNormFwdOp", *block.norm, demo::timed(device, [&] { h = (*block.norm)(x, norm_weight); }));
+    report("SwiGLUMLPFwdOp", *block.mlp, demo::timed(device, [&] { m = (*block.mlp)(h, w_gate_up, w_down); }));
+    report("AddFwdOp", *block.residual, demo::timed(device, [&] { y = (*block.residual)(x, m); }));
 
     // The reference kernels run on the host: copies of the same inputs.
     Block reference(o, std::string(REFERENCE));

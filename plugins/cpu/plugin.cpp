@@ -1,5 +1,6 @@
 // libtileops_cpu.so: fast cpu implementations of the in-tree ops' kernel interfaces. None is
 // general, so each serves exactly the calls its refusal accepts, ahead of the reference.
+#include "attention_kernels.hpp"
 #include "elementwise_kernels.hpp"
 #include "norm_kernels.hpp"
 #include "thread_pool.hpp"
@@ -24,4 +25,9 @@ TILEOPS_PLUGIN(cpu, TILEOPS_VERSION_STRING, registrar) {
   registrar.add<DotRowsGemmKernel>("cpu_dot_rows_gemm");
   registrar.add<SumKernel>("cpu_sum");
   registrar.add<ProdKernel>("cpu_prod");
+  registrar.add<AttentionKernel>("cpu_gqa_attention");
+  registrar.add<DecodeKernel>("cpu_gqa_decode");
+  registrar.add<PagedDecodeKernel>("cpu_gqa_paged_decode");
+  registrar.add<CacheAppendKernel>("cpu_kv_cache_append");
+  registrar.add<PagedCacheAppendKernel>("cpu_paged_kv_cache_append");
 }

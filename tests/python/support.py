@@ -50,11 +50,16 @@ def random_tensor(shape, dtype, generator, device="cpu"):
 
 def case_inputs(case, generator, device="cpu"):
     """One tensor per manifest input of a workload case (None where the case passes none); an
-    int64 input of positions holds positions below its length."""
+    input with a range (the values an index input holds) draws from it, inclusive; an int64 input
+    of positions holds positions below its length."""
     tensors = []
     for spec in case["inputs"]:
         if spec is None:
             tensors.append(None)
+        elif "range" in spec:
+            low, high = spec["range"]
+            dtype = getattr(torch, spec["dtype"])
+            tensors.append(torch.randint(low, high + 1, spec["shape"], generator=generator).to(dtype).to(device))
         elif spec["dtype"] == "int64" and len(spec["shape"]) == 1:
             tensors.append(torch.randint(0, max(spec["shape"][0], 1), spec["shape"], generator=generator).to(device))
         else:

@@ -49,7 +49,7 @@ class ImportTest(unittest.TestCase):
         first = cases[0]
         self.assertEqual(first["id"], "llama-8b-prefill-float16")
         self.assertEqual(first["params"]["normalized_shape"], [4096])
-        self.assertEqual(first["inputs"][0], {"shape": [64, 4096], "dtype": "float16", "device": "cpu"})
+        self.assertEqual(first["inputs"][0], {"name": "x", "shape": [64, 4096], "dtype": "float16", "device": "cpu"})
         with self.assertRaisesRegex(tileops.ValueError, "unknown op 'NoSuchOp'"):
             tileops.workloads("NoSuchOp")
 

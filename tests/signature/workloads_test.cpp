@@ -55,9 +55,22 @@ TEST_CASE("a case carries the row's parameters and one spec per input, absent wh
 }
 
 TEST_CASE("every built-in case passes its call check on meta tensors and has a roofline") {
-  const char* ops[] = {"RMSNormFwdOp", "LayerNormFwdOp", "BatchNormFwdOp", "SoftmaxFwdOp", "SiluAndMulFwdOp", "AddFwdOp",
-                       "ReluFwdOp",    "AlibiFwdOp",     "GemmFwdOp",      "SumFwdOp",     "ProdFwdOp",       "SwiGLUMLPFwdOp",
-                       "GeluFwdOp"};
+  const char* ops[] = {"RMSNormFwdOp",
+                       "LayerNormFwdOp",
+                       "BatchNormFwdOp",
+                       "SoftmaxFwdOp",
+                       "SiluAndMulFwdOp",
+                       "AddFwdOp",
+                       "ReluFwdOp",
+                       "AlibiFwdOp",
+                       "GemmFwdOp",
+                       "SumFwdOp",
+                       "ProdFwdOp",
+                       "SwiGLUMLPFwdOp",
+                       "GeluFwdOp",
+                       "GroupedQueryAttentionFwdOp",
+                       "GroupedQueryAttentionDecodeFwdOp",
+                       "GroupedQueryAttentionPagedDecodeFwdOp"};
   int count = 0;
   for (const char* op : ops) {
     CAPTURE(op);
@@ -73,7 +86,7 @@ TEST_CASE("every built-in case passes its call check on meta tensors and has a r
       ++count;
     }
   }
-  CHECK(count == 89);
+  CHECK(count == 122);
 }
 
 TEST_CASE("GeluFwdOp's roofline counts 9 flops per element for the tanh form and 5 for erf") {
@@ -90,4 +103,36 @@ TEST_CASE("GeluFwdOp's roofline counts 9 flops per element for the tanh form and
   };
   CHECK(flops_of("gpt2-mlp-prefill-float16") == 9.0 * 1024 * 3072);
   CHECK(flops_of("bert-base-ffn-float32") == 5.0 * 8 * 512 * 3072);
+}
+
+TEST_CASE("the cache appends count no flops, and as bytes the new keys and values read and written once and the index inputs") {
+  const auto roofline_of = [](const char* op) {
+    const auto p = test::plan(op);
+    const WorkloadCase c = p->workload_cases()[0];
+    std::vector<Tensor> inputs;
+    for (const auto& spec : c.inputs) inputs.push_back(test::meta(spec->shape, spec->dtype));
+    return p->eval_roofline(test::run_call(*p, c.params, inputs).record);
+  };
+  // llama3-8b-prefill-2k, bfloat16: 2048 tokens of 8 heads of 128, one length.
+  const RooflineFigures contiguous = roofline_of("KVCacheAppendFwdOp");
+  CHECK(contiguous.flops == 0);
+  CHECK(contiguous.bytes == 4.0 * 2048 * 8 * 128 * 2 + 4);
+  // llama3-8b-decode-b32-p16, bfloat16: one token for each of 32 sequences, their lengths and
+  // block-table rows of 256 entries.
+  const RooflineFigures paged = roofline_of("PagedKVCacheAppendFwdOp");
+  CHECK(paged.flops == 0);
+  CHECK(paged.bytes == 4.0 * 32 * 8 * 128 * 2 + 4.0 * 32 * 257);
+}
+
+TEST_CASE("the attention workload cases draw their lengths and block-table entries from the inputs' ranges") {
+  const auto decode = test::plan("GroupedQueryAttentionDecodeFwdOp")->workload_cases();
+  REQUIRE(decode[0].ranges.size() == 4);
+  CHECK_FALSE(decode[0].ranges[0].has_value());
+  CHECK(decode[0].ranges[3] == ValueRange{0, 4096});
+  const auto paged = test::plan("GroupedQueryAttentionPagedDecodeFwdOp")->workload_cases(
+      [](std::string_view, std::int64_t v) { return std::min<std::int64_t>(v, 48); });
+  CHECK(paged[0].ranges[3] == ValueRange{0, 47});       // block_table: [0, NB - 1], NB capped at 48
+  CHECK(paged[0].ranges[4] == ValueRange{0, 48 * 16});  // cache_seqlens: [0, MB * BS]
+  const auto append = test::plan("KVCacheAppendFwdOp")->workload_cases();
+  CHECK(append[0].ranges[4] == ValueRange{0, 4096 - 2048});
 }

@@ -38,12 +38,12 @@ void poison_host_memory() {
   }
 }
 
-// The case's inputs with every floating input of dtype `from` given dtype `to` instead.
-std::vector<std::optional<TensorSpec>> retyped(std::vector<std::optional<TensorSpec>> specs, DType from, DType to) {
-  for (auto& s : specs) {
+// The case with every floating input of dtype `from` given dtype `to` instead.
+WorkloadCase retyped(WorkloadCase c, DType from, DType to) {
+  for (auto& s : c.inputs) {
     if (s && s->dtype == from) s->dtype = to;
   }
-  return specs;
+  return c;
 }
 
 struct Outcome {
@@ -57,11 +57,11 @@ std::vector<Tensor> copies_on(const std::vector<Tensor>& tensors, const Device& 
   return out;
 }
 
-void check_case(const OpCatalogEntry& entry, const std::string& id, const ParamMap& params,
-                const std::vector<std::optional<TensorSpec>>& specs, const Device& device, Outcome& outcome) {
-  std::unique_ptr<Op> fast = entry.make(scaled_params(entry.name, params, device), {});
-  std::unique_ptr<Op> reference = entry.make(scaled_params(entry.name, params, Device::cpu()), std::string(REFERENCE));
-  const std::vector<Tensor> inputs = random_tensors(specs, Device::cpu());
+void check_case(const OpCatalogEntry& entry, const std::string& id, const WorkloadCase& c, const Device& device,
+                Outcome& outcome) {
+  std::unique_ptr<Op> fast = entry.make(scaled_params(entry.name, c.params, device), {});
+  std::unique_ptr<Op> reference = entry.make(scaled_params(entry.name, c.params, Device::cpu()), std::string(REFERENCE));
+  const std::vector<Tensor> inputs = random_inputs(c, Device::cpu());
   std::vector<Tensor> fast_inputs = copies_on(inputs, device);
   std::vector<Tensor> ref_inputs = clone_all(inputs);
   OpOutputs got;
@@ -98,13 +98,13 @@ void check_workloads_against_reference(const Device& device, const std::set<std:
     CAPTURE(entry.name);
     Outcome outcome;
     for (const WorkloadCase& c : signature_plan(entry.op_class()).workload_cases(cap)) {
-      check_case(entry, c.id, c.params, c.inputs, device, outcome);
+      check_case(entry, c.id, c, device, outcome);
       for (DType to : {DType::float32, DType::float16, DType::bfloat16}) {
         for (DType from : {DType::float32, DType::float16, DType::bfloat16}) {
           if (from == to) continue;
-          const auto specs = retyped(c.inputs, from, to);
-          if (specs == c.inputs) continue;
-          check_case(entry, c.id + " as " + std::string(dtype_name(to)), c.params, specs, device, outcome);
+          const WorkloadCase other = retyped(c, from, to);
+          if (other.inputs == c.inputs) continue;
+          check_case(entry, c.id + " as " + std::string(dtype_name(to)), other, device, outcome);
         }
       }
     }

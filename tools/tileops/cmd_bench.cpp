@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -96,8 +97,31 @@ void print_table_head(const Peaks& peaks, const Device& device) {
   std::printf("peaks: %.1f GB/s (%s), %.1f GFLOP/s (%s)\n\n", peaks.bytes_per_second / 1e9,
               on_host ? "memcpy on every hardware thread" : "device-to-device copy", peaks.flops_per_second / 1e9,
               on_host ? "float32 GEMM 1024^3" : "bfloat16 GEMM 4096^3");
-  std::printf("%-16s %-34s %10s %9s %9s %8s  %s\n", "op", "case", "ms", "GB/s", "GFLOP/s", "roofline", "kernels");
+  std::printf("%-16s %-34s %10s %9s %9s %8s  %s  %s\n", "op", "case", "ms", "GB/s", "GFLOP/s", "roofline", "kernels",
+              "inputs");
   std::fflush(stdout);
+}
+
+// A case's inputs by name, each {"shape": [...], "dtype": "..."}; inputs it does not pass are
+// left out.
+nlohmann::json inputs_json(const SignaturePlan& plan, const WorkloadCase& c) {
+  nlohmann::json out = nlohmann::json::object();
+  for (std::size_t i = 0; i < c.inputs.size() && i < plan.input_names().size(); ++i) {
+    if (!c.inputs[i]) continue;
+    out[plan.input_names()[i]] = {{"shape", c.inputs[i]->shape}, {"dtype", dtype_name(c.inputs[i]->dtype)}};
+  }
+  return out;
+}
+
+// "x=[4,4096]:bfloat16 weight=[4096]:bfloat16".
+std::string inputs_text(const nlohmann::json& inputs) {
+  std::string s;
+  for (const auto& [name, spec] : inputs.items()) {
+    std::string shape;
+    for (const auto& d : spec["shape"]) shape += (shape.empty() ? "" : ",") + std::to_string(d.get<std::int64_t>());
+    s += (s.empty() ? "" : " ") + name + "=[" + shape + "]:" + spec["dtype"].get<std::string>();
+  }
+  return s;
 }
 
 // One row of the table, printed (and flushed) as soon as it is measured.
@@ -106,10 +130,10 @@ void print_table_row(const nlohmann::json& row) {
     std::printf("%-16s %-34s error: %s\n", row["op"].get<std::string>().c_str(), row["case"].get<std::string>().c_str(),
                 row["error"].get<std::string>().c_str());
   } else {
-    std::printf("%-16s %-34s %10.3f %9.2f %9.2f %7.0f%%  %s\n", row["op"].get<std::string>().c_str(),
+    std::printf("%-16s %-34s %10.3f %9.2f %9.2f %7.0f%%  %s  %s\n", row["op"].get<std::string>().c_str(),
                 row["case"].get<std::string>().c_str(), row["ms"].get<double>(), row["gbps"].get<double>(),
                 row["gflops"].get<double>(), 100 * row["roofline_fraction"].get<double>(),
-                kernels_text(row["kernels"]).c_str());
+                kernels_text(row["kernels"]).c_str(), inputs_text(row["inputs"]).c_str());
   }
   std::fflush(stdout);
 }
@@ -203,12 +227,8 @@ int run_bench(const std::vector<std::string>& args) {
     csv.emplace(vm["csv"].as<std::string>(), "tileops bench");
     csv->write_row({"op", "case", "ms", "gbps", "gflops", "roofline_fraction", "serving_target", "kernels", "error"});
   }
-  SignaturePlan::IndexCap cap;
-  if (vm.count("cap")) {
-    const std::int64_t limit = vm["cap"].as<std::int64_t>();
-    if (limit <= 0) throw UsageError("tileops bench: --cap must be positive");
-    cap = [limit](std::string_view, std::int64_t v) { return std::min(v, limit); };
-  }
+  const std::optional<std::int64_t> cap = vm.count("cap") ? std::optional(vm["cap"].as<std::int64_t>()) : std::nullopt;
+  if (cap && *cap <= 0) throw UsageError("tileops bench: --cap must be positive");
 
   const Peaks peaks = measure_peaks(vm, device);
   struct Case {
@@ -217,30 +237,31 @@ int run_bench(const std::vector<std::string>& args) {
   };
   std::vector<Case> cases;
   for (const OpCatalogEntry* e : ops) {
-    for (WorkloadCase& c : signature_plan(e->op_class()).workload_cases(cap)) {
-      if (vm.count("cap") && c.params.contains("seq_len")) {
-        c.params.set("seq_len", std::min(std::get<std::int64_t>(c.params.at("seq_len")), vm["cap"].as<std::int64_t>()));
-      }
-      cases.push_back({e, std::move(c)});
-    }
+    for (WorkloadCase& c : scaled_cases(signature_plan(e->op_class()), cap, "tileops bench")) cases.push_back({e, std::move(c)});
   }
 
   const bool json = vm.count("json") != 0;
-  const bool progress = isatty(fileno(stderr)) != 0 && !json;
+  // On a terminal only: nothing extra when stderr is piped or redirected.
+  const bool progress = isatty(fileno(stderr)) != 0;
+  const auto start = std::chrono::steady_clock::now();
   if (!json) print_table_head(peaks, device);
   const InterruptScope interrupt;
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t i = 0; i < cases.size() && !interrupt.requested(); ++i) {
     const auto& [entry, c] = cases[i];
-    if (progress) std::fprintf(stderr, "\r[%zu/%zu] %s %s\033[K", i + 1, cases.size(), entry->name.c_str(), c.id.c_str());
+    if (progress) {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "\r[%zu/%zu, %.0f s] %s %s\033[K", i + 1, cases.size(), elapsed, entry->name.c_str(),
+                   c.id.c_str());
+    }
     ParamMap params = c.params;
     if (signature_plan(entry->op_class()).has_call_time_tensor_input() == false && !params.contains("device")) {
       params.set("device", device);
     }
-    nlohmann::json row = {{"op", entry->name}, {"case", c.id}};
+    nlohmann::json row = {{"op", entry->name}, {"case", c.id}, {"inputs", inputs_json(signature_plan(entry->op_class()), c)}};
     try {
       std::unique_ptr<Op> op = entry->make(params, target);
-      const std::vector<Tensor> inputs = testing::random_tensors(c.inputs, device);
+      const std::vector<Tensor> inputs = testing::random_inputs(c, device);
       const double s = median_seconds([&] { op->call(CallArgs(inputs)); }, device, vm["warmup"].as<int>(),
                                       vm["repeat"].as<int>());
       const Roofline r = op->eval_roofline();

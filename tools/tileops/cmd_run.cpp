@@ -2,6 +2,10 @@
 // random inputs (--input or --workload), and report the serving target, the kernels, the call
 // record and the roofline; --check compares against the reference kernels, run on host copies
 // of the inputs whatever the device.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
 #include <iomanip>
 #include <iostream>
 
@@ -26,6 +30,7 @@ int run_run(const std::vector<std::string>& args) {
       ("param,p", po::value<std::vector<std::string>>()->composing(), "NAME=VALUE construction parameter (repeatable)")
       ("input,i", po::value<std::vector<std::string>>()->composing(), "NAME=SHAPE[:DTYPE] random input, e.g. x=[4,64]:bfloat16; the dtype defaults to float32 (repeatable)")
       ("workload,w", po::value<std::string>(), "take parameters and inputs from a manifest workload (case id or label)")
+      ("cap", po::value<std::int64_t>(), "with --workload: cap every index value of the row at this, as bench --cap does")
       ("device,d", po::value<std::string>()->default_value("cpu"), "device the inputs are made on")
       ("target,t", po::value<std::string>(), "target of the op: a target name, builtin or reference")
       ("repeat,r", po::value<int>()->default_value(5), "timed repeats (median reported)")
@@ -35,7 +40,7 @@ int run_run(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("op", 1);
   po::variables_map vm;
-  if (!parse_args("run", "OP [--param N=V]... [--input N=SHAPE:DTYPE]... [--workload ID] [--check] [--json]", args,
+  if (!parse_args("run", "OP [--param N=V]... [--input N=SHAPE:DTYPE]... [--workload ID [--cap N]] [--check] [--json]", args,
                   options, vm, &positional)) {
     return 0;
   }
@@ -52,10 +57,14 @@ int run_run(const std::vector<std::string>& args) {
   const SignaturePlan& plan = signature_plan(entry->op_class());
   ParamMap params;
   std::vector<std::optional<TensorSpec>> specs(plan.input_names().size());
+  std::vector<std::optional<ValueRange>> ranges;
+  if (vm.count("cap") && !vm.count("workload")) throw UsageError("tileops run: --cap scales a --workload row; name one");
   if (vm.count("workload")) {
-    const WorkloadCase c = find_case(plan, vm["workload"].as<std::string>());
+    const std::optional<std::int64_t> cap = vm.count("cap") ? std::optional(vm["cap"].as<std::int64_t>()) : std::nullopt;
+    const WorkloadCase c = find_case(scaled_cases(plan, cap, "tileops run"), plan, vm["workload"].as<std::string>());
     params = c.params;
     specs = c.inputs;
+    ranges = c.ranges;
   }
   if (vm.count("param")) {
     for (const auto& [name, value] : parse_params(plan, vm["param"].as<std::vector<std::string>>())) params.set(name, value);
@@ -65,6 +74,7 @@ int run_run(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < given.size(); ++i) {
       if (given[i]) specs[i] = given[i];
     }
+    ranges.clear();  // a range belongs to the row's shapes
   }
   const Device device = device_option(vm, "tileops run");
   const Target target = target_option(vm);
@@ -79,10 +89,24 @@ int run_run(const std::vector<std::string>& args) {
     // The parameters are the command line's: a construction that refuses them is a usage error.
     throw UsageError("tileops run: " + std::string(e.what()), std::string(error_kind(e)));
   }
-  const std::vector<Tensor> inputs = testing::random_tensors(specs, device);
+  WorkloadCase drawn;
+  drawn.inputs = specs;
+  drawn.ranges = ranges;
+  // On a terminal, stderr says which step runs and since when (a large row's check takes long).
+  const bool progress = isatty(fileno(stderr)) != 0;
+  const auto start = std::chrono::steady_clock::now();
+  const auto step = [&](const char* what) {
+    if (!progress) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "\r[%.0f s] %s %s\033[K", elapsed, entry->name.c_str(), what);
+  };
+  step("drawing the inputs");
+  const std::vector<Tensor> inputs = testing::random_inputs(drawn, device);
   const std::vector<Tensor> pristine = testing::clone_all(inputs);
+  step("calling");
   const OpOutputs outputs = op->call(CallArgs(inputs));
   std::vector<Tensor> scratch = testing::clone_all(pristine);
+  step("timing");
   const double seconds = median_seconds([&] { op->call(CallArgs(scratch)); }, device, 1, repeat);
   const Roofline roof = op->eval_roofline();
 
@@ -102,6 +126,7 @@ int run_run(const std::vector<std::string>& args) {
   bool check_failed = false;
   if (vm.count("check")) {
     // The reference kernels run on the host, on copies of the inputs.
+    step("running the reference kernels on the host");
     ParamMap oracle_params = params;
     if (oracle_params.contains("device")) oracle_params.set("device", Device::cpu());
     std::unique_ptr<Op> oracle = entry->make(oracle_params, std::string(REFERENCE));
@@ -115,6 +140,7 @@ int run_run(const std::vector<std::string>& args) {
     }
     report["check"] = {{"ok", !check_failed}, {"outputs", outs}};
   }
+  if (progress) std::fprintf(stderr, "\r\033[K");
 
   if (vm.count("json")) {
     std::cout << json_text(report) << "\n";

@@ -172,8 +172,18 @@ std::vector<std::optional<TensorSpec>> parse_inputs(const SignaturePlan& plan,
   return specs;
 }
 
-WorkloadCase find_case(const SignaturePlan& plan, const std::string& name) {
-  const std::vector<WorkloadCase> cases = plan.workload_cases();
+std::vector<WorkloadCase> scaled_cases(const SignaturePlan& plan, std::optional<std::int64_t> cap, const std::string& command) {
+  if (!cap) return plan.workload_cases();
+  if (*cap <= 0) throw UsageError(command + ": --cap must be positive, got " + std::to_string(*cap));
+  const std::int64_t limit = *cap;
+  std::vector<WorkloadCase> cases = plan.workload_cases([limit](std::string_view, std::int64_t v) { return std::min(v, limit); });
+  for (WorkloadCase& c : cases) {
+    if (const Value* v = c.params.find("seq_len")) c.params.set("seq_len", std::min(std::get<std::int64_t>(*v), limit));
+  }
+  return cases;
+}
+
+WorkloadCase find_case(const std::vector<WorkloadCase>& cases, const SignaturePlan& plan, const std::string& name) {
   for (const WorkloadCase& c : cases) {
     if (c.id == name) return c;
   }

@@ -29,9 +29,14 @@ ParamMap parse_params(const SignaturePlan& plan, const std::vector<std::string>&
 std::vector<std::optional<TensorSpec>> parse_inputs(const SignaturePlan& plan,
                                                     const std::vector<std::string>& assignments);
 
-// The workload case whose id or label is `name` (a label picks its first dtype case). Throws
-// UsageError listing the case ids when none matches.
-WorkloadCase find_case(const SignaturePlan& plan, const std::string& name);
+// The workload cases of `plan`, scaled when `cap` is given: every index value, and the
+// seq_len parameter of ops that size their output by it, lowered to at most *cap. Throws
+// UsageError (prefixed with `command`) for a cap that is not positive.
+std::vector<WorkloadCase> scaled_cases(const SignaturePlan& plan, std::optional<std::int64_t> cap, const std::string& command);
+
+// The case of `cases` (the workload cases of `plan`) whose id or label is `name` (a label picks
+// its first dtype case). Throws UsageError listing the case ids when none matches.
+WorkloadCase find_case(const std::vector<WorkloadCase>& cases, const SignaturePlan& plan, const std::string& name);
 
 // The --device option ("cpu", "cuda:0", ...). Throws UsageError prefixed with `command`
 // ("tileops run") when it names no device.

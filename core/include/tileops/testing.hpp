@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tileops/export.hpp"
+#include "tileops/ops/workload_cases.hpp"
 #include "tileops/tensor.hpp"
 
 namespace tileops::testing {
@@ -15,6 +16,10 @@ namespace tileops::testing {
 // Throws like Tensor::empty for a shape no tensor can have or memory the host cannot give.
 TILEOPS_API std::vector<Tensor> random_tensors(const std::vector<std::optional<TensorSpec>>& specs,
                                                const Device& device, unsigned seed = 1234);
+
+// Random inputs of a workload case, drawn as random_tensors draws them but for the integer
+// inputs with a manifest range, whose values are uniform within it.
+TILEOPS_API std::vector<Tensor> random_inputs(const WorkloadCase& c, const Device& device, unsigned seed = 1234);
 
 // Deep copies on the same devices (undefined tensors stay undefined).
 TILEOPS_API std::vector<Tensor> clone_all(const std::vector<Tensor>& tensors);

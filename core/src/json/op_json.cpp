@@ -114,6 +114,7 @@ nlohmann::json op_json(const OpCatalogEntry& entry) {
           {"boundary_operators", boundaries},
           {"interfaces", interfaces},
           {"delegates", stages},
+          {"workloads", workloads_json(cls, 0)},
           {"targets", registered_targets(cls.name())}};
 }
 
@@ -127,7 +128,16 @@ nlohmann::json workloads_json(const OpClass& cls, std::int64_t index_cap) {
   nlohmann::json cases = nlohmann::json::array();
   for (const WorkloadCase& c : workload_cases(cls, index_cap)) {
     nlohmann::json inputs = nlohmann::json::array();
-    for (const auto& in : c.inputs) inputs.push_back(in ? tensor_spec_json(*in) : nlohmann::json(nullptr));
+    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+      if (!c.inputs[i]) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      nlohmann::json in = tensor_spec_json(*c.inputs[i]);
+      in["name"] = signature_plan(cls).input_names()[i];
+      if (i < c.ranges.size() && c.ranges[i]) in["range"] = {c.ranges[i]->low, c.ranges[i]->high};
+      inputs.push_back(std::move(in));
+    }
     cases.push_back({{"id", c.id}, {"label", c.label}, {"params", params_json(c.params)}, {"inputs", inputs}});
   }
   return cases;

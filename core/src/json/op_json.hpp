@@ -26,8 +26,9 @@ TILEOPS_API nlohmann::json tensor_spec_json(const TensorSpec& spec);
 // tensor_spec_json describes it).
 TILEOPS_API nlohmann::json params_json(const ParamMap& params);
 
-// [{id, label, params, inputs: [tensor_spec_json | null per manifest input]}] of the cases of
-// `cls`'s workload rows (workload_cases, with `index_cap`).
+// [{id, label, params, inputs: [tensor_spec_json with the input's name (and, for an index input,
+// the inclusive "range" of its values) | null, per manifest input]}] of the cases of `cls`'s
+// workload rows (workload_cases, with `index_cap`).
 TILEOPS_API nlohmann::json workloads_json(const OpClass& cls, std::int64_t index_cap);
 
 // The fields of a call record: op, indices, branch_key, device, tensors, traffic, written,

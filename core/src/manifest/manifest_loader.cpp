@@ -196,7 +196,7 @@ manifest::ParamDecl read_param(const std::string& name, const YAML::Node& node, 
 
 InputDecl read_input(const std::string& name, const YAML::Node& node, const std::string& field) {
   require_map(node, field);
-  check_keys(node, field, {"dtype", "shape", "optional", "mutated", "write_only", "contiguous", "device"});
+  check_keys(node, field, {"dtype", "shape", "optional", "mutated", "write_only", "contiguous", "device", "range"});
   InputDecl t;
   t.name = name;
   t.dtype = text(require(node, field, "dtype"), sub(field, "dtype"));
@@ -205,6 +205,7 @@ InputDecl read_input(const std::string& name, const YAML::Node& node, const std:
   if (node["mutated"]) std::tie(t.mutated, t.mutated_expr) = flag_or_expr(node["mutated"], sub(field, "mutated"));
   if (node["write_only"]) t.write_only = boolean(node["write_only"], sub(field, "write_only"));
   if (node["contiguous"]) t.contiguous = boolean(node["contiguous"], sub(field, "contiguous"));
+  if (node["range"]) t.range = text(node["range"], sub(field, "range"));
   if (node["device"]) {
     if (scalar(node["device"], sub(field, "device")) != "cpu") throw FieldError{sub(field, "device"), "the only device a tensor may declare is cpu"};
     t.device_cpu = true;

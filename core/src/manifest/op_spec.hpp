@@ -46,6 +46,7 @@ struct InputDecl {
   bool write_only = false;
   bool contiguous = false;
   bool device_cpu = false;    // `device: cpu`
+  std::string range;          // `range: "[low, high]"`: the values of an integer input; empty: any
 };
 
 // One `signature.outputs` entry.

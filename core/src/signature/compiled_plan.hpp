@@ -118,6 +118,7 @@ struct TensorDecl {
   bool mutated = false;
   std::optional<Expr> mutated_expr;
   bool write_only = false;
+  std::optional<Expr> range;           // [low, high]: the values of an integer input's elements
   // outputs
   std::optional<Expr> nullable;        // returned exactly when this holds
   bool buffer_out = false;
@@ -252,6 +253,8 @@ class CompiledPlan final : public SignaturePlan {
     const TensorDecl& t = input(i);
     return passed && (t.mutated || (t.mutated_expr && expr::evaluate_bool(t.mutated_expr->root, f.env())));
   }
+  // The bounds an input's range gives in the check state of a workload case.
+  ValueRange value_range(const TensorDecl& t, CheckState& f) const;
   // "op: " prefixed message.
   std::string message(const std::string& what) const { return spec_.name + ": " + what; }
   // The name of the thing that solved slot `s` ("input 'a'"), or "".

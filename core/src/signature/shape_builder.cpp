@@ -438,7 +438,26 @@ void PlanBuilder::compile_tensors() {
     }
     if (std::optional<DTypeDecl> d = compile_dtype(dtype, field + ".dtype")) t.dtype = std::move(*d);
     if (std::optional<ShapeDecl> sh = compile_shape(shape, field + ".shape")) t.shape = std::move(*sh);
+    if (t.role == TensorRole::Input && !s.inputs[static_cast<std::size_t>(t.position)].range.empty()) {
+      t.range = compile_range(s.inputs[static_cast<std::size_t>(t.position)].range, dtype, field + ".range");
+    }
   }
+}
+
+std::optional<Expr> PlanBuilder::compile_range(const std::string& source, const std::string& dtype, const std::string& field) {
+  DType d;
+  if (!try_parse_dtype(dtype, d) || is_floating(d) || d == DType::bool_) {
+    problem(field, "a range bounds the values of an input of one integer dtype, and this input's dtype is '" + dtype + "'");
+    return std::nullopt;
+  }
+  std::optional<Expr> e = compile(source, field);
+  if (!e) return e;
+  const auto& star = e->root.star;
+  if (e->root.op != expr::NodeOp::List || e->root.kids.size() != 2 || std::find(star.begin(), star.end(), 1) != star.end()) {
+    problem(field, "'" + source + "' must be a list of two integers, [low, high]");
+    return std::nullopt;
+  }
+  return e;
 }
 
 }  // namespace tileops::detail

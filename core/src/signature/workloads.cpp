@@ -15,6 +15,22 @@ const Value* row_value(const manifest::WorkloadRow& row, std::string_view name) 
 
 }  // namespace
 
+ValueRange CompiledPlan::value_range(const TensorDecl& t, CheckState& f) const {
+  const std::string what = tensor_label(static_cast<int>(&t - tensors_.data()));
+  Val bounds;
+  try {
+    bounds = expr::evaluate(t.range->root, f.env());
+  } catch (const expr::UnsetSlotError& e) {
+    throw ValueError("does not give index '" + slots_[static_cast<std::size_t>(e.slot())].name + "', which the range of " +
+                     what + " reads");
+  }
+  const ValueRange r{bounds.list[0], bounds.list[1]};
+  if (r.low > r.high) {
+    throw ValueError(what + " range " + t.range->source + " = " + shape_str(bounds.list) + " holds no value");
+  }
+  return r;
+}
+
 WorkloadCase CompiledPlan::instantiate_case(std::size_t r, std::size_t c, const IndexCap& cap) const {
   const manifest::WorkloadRow& row = spec_.workloads[r];
   WorkloadCase out;
@@ -123,8 +139,11 @@ WorkloadCase CompiledPlan::instantiate_case(std::size_t r, std::size_t c, const 
     }
   };
   out.inputs.resize(static_cast<std::size_t>(n_inputs_));
+  out.ranges.resize(static_cast<std::size_t>(n_inputs_));
   for (int i = 0; i < n_inputs_; ++i) {
-    if (f.present[static_cast<std::size_t>(i)]) fill_spec(input(i), out.inputs[static_cast<std::size_t>(i)].emplace());
+    if (!f.present[static_cast<std::size_t>(i)]) continue;
+    fill_spec(input(i), out.inputs[static_cast<std::size_t>(i)].emplace());
+    if (input(i).range) out.ranges[static_cast<std::size_t>(i)] = value_range(input(i), f);
   }
   for (const ParamInfo& p : params_) {
     if (!p.is_tensor || !f.present[static_cast<std::size_t>(p.tensor)]) continue;

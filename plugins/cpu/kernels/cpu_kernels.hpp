@@ -159,6 +159,91 @@ void dot_rows_gemm(DType dtype, int64_t m, int64_t n, int64_t k, const void* a, 
 // than kMaxDotRows rows of a, a transposed a, a b stored [k, n]), or nullopt when it can.
 std::optional<std::string> dot_rows_refusal(DType dtype, int64_t m, bool trans_a, bool trans_b);
 
+// ---- Attention ----------------------------------------------------------------------------------
+
+// Scaled dot-product attention with grouped query heads, tiled with an online softmax: no call
+// holds more than one block of scores per row. Query head h reads key/value head
+// h / (heads / kv_heads). A query row's scores are s_j = scale * (q . k_j), capped to
+// softcap * tanh(s_j / softcap) when softcap > 0, over the keys its mask leaves; its output is
+// sum_j softmax(s)_j v_j, 0 when no key is visible. Accumulates in float32.
+struct AttentionArgs {
+  int64_t batch = 0;
+  int64_t q_len = 0;   // Sq
+  int64_t kv_len = 0;  // Skv
+  int64_t heads = 0;
+  int64_t kv_heads = 0;  // at least 1, divides heads
+  int64_t head_dim = 0;  // 1 to 256
+  // Query row i sits at key position i + kv_len - q_len; causal hides keys right of it, and
+  // window_left = w >= 0 hides keys more than w left of it (-1: no window).
+  bool causal = false;
+  int64_t window_left = -1;
+  double scale = 1.0;
+  double softcap = 0.0;  // 0: no cap
+  const void* q = nullptr;  // [batch, q_len, heads, head_dim]
+  const void* k = nullptr;  // [batch, kv_len, kv_heads, head_dim]
+  const void* v = nullptr;  // [batch, kv_len, kv_heads, head_dim]
+  void* o = nullptr;        // [batch, q_len, heads, head_dim], written
+  float* lse = nullptr;     // [batch, heads, q_len] natural-log sum of exp(s), -inf for no key; or null
+};
+
+// dtype: float32, float16, bfloat16 (q, k, v and o). Throws std::invalid_argument for bad sizes.
+void attention(DType dtype, const AttentionArgs& args);
+
+// One query token per sequence over a key/value cache, contiguous or paged. Key position p of
+// sequence b lives in page block_table[b, p / block_size] at slot p % block_size of the pages
+// [num_pages, block_size, kv_heads, head_dim]; a contiguous cache [batch, max_len, kv_heads,
+// head_dim] is the same with no block table, one page of block_size = max_len per sequence.
+// Sequence b attends to positions 0 .. seqlens[b] - 1 (the query sits at the last; window_left =
+// w >= 0 keeps the last w + 1) with the scores of attention. Long sequences are split over
+// threads when the batch alone would leave some idle, and the parts combined.
+struct DecodeArgs {
+  int64_t batch = 0;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;  // at least 1, divides heads
+  int64_t head_dim = 0;  // 1 to 256
+  int64_t window_left = -1;
+  double scale = 1.0;
+  double softcap = 0.0;
+  const void* q = nullptr;          // [batch, heads, head_dim]
+  const void* k = nullptr;          // the key pages (or cache)
+  const void* v = nullptr;          // the value pages (or cache)
+  void* o = nullptr;                // [batch, heads, head_dim], written
+  const int32_t* seqlens = nullptr;  // [batch]
+  const int32_t* block_table = nullptr;  // [batch, max_blocks]; null: a contiguous cache
+  int64_t max_blocks = 1;
+  int64_t block_size = 0;  // at least 1 when any sequence is not empty
+  int64_t num_pages = 0;   // the pages k and v hold (batch for a contiguous cache)
+};
+
+// dtype: float32, float16, bfloat16. Throws std::invalid_argument for bad sizes, a sequence
+// length outside [0, max_blocks * block_size], or a block-table entry outside [0, num_pages)
+// for a page the sequence reads: no read outside the pages.
+void attention_decode(DType dtype, const DecodeArgs& args);
+
+// Writes the `added` new tokens of each sequence after its seqlens[b] cached ones: the token at
+// position p = seqlens[b] + t goes to page block_table[b, p / block_size], slot p % block_size
+// (block_table null: a contiguous cache, page b of block_size = max_len). Pages:
+// [num_pages, block_size, kv_heads, head_dim]; k_new, v_new: [batch, added, kv_heads, head_dim];
+// all of dtype (any, copied bitwise). When two tokens land on one slot the later in (b, t) order
+// is kept. Throws std::invalid_argument for bad sizes, seqlens[b] + added beyond
+// max_blocks * block_size, a negative length, or a page entry outside [0, num_pages).
+struct CacheAppendArgs {
+  int64_t batch = 0;
+  int64_t added = 0;
+  int64_t kv_heads = 0;
+  int64_t head_dim = 0;
+  void* k_pages = nullptr;
+  void* v_pages = nullptr;
+  const void* k_new = nullptr;
+  const void* v_new = nullptr;
+  const int32_t* seqlens = nullptr;
+  const int32_t* block_table = nullptr;
+  int64_t max_blocks = 1;
+  int64_t block_size = 0;
+  int64_t num_pages = 0;
+};
+void kv_cache_append(DType dtype, const CacheAppendArgs& args);
+
 // ---- Positional bias ----------------------------------------------------------------------------
 
 // y: [num_heads, seq_len, seq_len] of dtype. y[h, i, j] = slope_h * (j - i), with the ALiBi slopes

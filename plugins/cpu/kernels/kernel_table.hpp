@@ -35,6 +35,39 @@ inline int64_t reduce_column_blocks(int64_t inner) {
   return inner <= kReducePackLimit ? 1 : (inner + kReduceColumnBlock - 1) / kReduceColumnBlock;
 }
 
+// Attention works on blocks of kAttentionKeyBlock keys and tiles of kAttentionRowTile rows, in
+// float32 rows of attention_padded_dim(head_dim) (a multiple of every vector width).
+inline constexpr int64_t kAttentionKeyBlock = 64;
+inline constexpr int64_t kAttentionRowTile = 4;
+
+inline int64_t attention_padded_dim(int64_t head_dim) { return (head_dim + 15) / 16 * 16; }
+inline int64_t attention_padded_rows(int64_t rows) {
+  return (rows + kAttentionRowTile - 1) / kAttentionRowTile * kAttentionRowTile;
+}
+
+// The floats attention_rows needs for `rows` query rows (query positions times group).
+inline int64_t attention_rows_scratch(int64_t rows, int64_t head_dim) {
+  const int64_t r = attention_padded_rows(rows);
+  return 2 * r * attention_padded_dim(head_dim) + r * kAttentionKeyBlock + 2 * r;
+}
+
+// The floats attention_pack writes for kv_len keys: the transposed key blocks, then the values.
+inline int64_t attention_packed_floats(int64_t kv_len, int64_t head_dim) {
+  const int64_t blocks = (kv_len + kAttentionKeyBlock - 1) / kAttentionKeyBlock;
+  return 2 * blocks * kAttentionKeyBlock * attention_padded_dim(head_dim);
+}
+
+// One part of a decode: the unnormalised output rows [rows_p, dp], then the row maxima and the
+// row sums [rows_p] each, rows_p = attention_padded_rows(group).
+inline int64_t attention_part_floats(int64_t group, int64_t head_dim) {
+  const int64_t r = attention_padded_rows(group);
+  return r * attention_padded_dim(head_dim) + 2 * r;
+}
+inline int64_t attention_decode_scratch(int64_t group, int64_t head_dim) {
+  const int64_t r = attention_padded_rows(group);
+  return r * attention_padded_dim(head_dim) + r * kAttentionKeyBlock;
+}
+
 struct KernelTable {
   Isa isa;
   // Rows [r0, r1) of [rows, n].
@@ -81,6 +114,20 @@ struct KernelTable {
   // Rows [r0, r1) (each one (head, i) pair) and columns [c0, c1) of the ALiBi bias.
   void (*alibi)(DType, const float* slopes, int64_t seq_len, void* y, int64_t r0, int64_t r1,
                 int64_t c0, int64_t c1);
+  // The key blocks [block0, block1) of sequence b, key/value head kvh, packed as float32: kt
+  // the keys transposed, [blocks][padded dim][kAttentionKeyBlock]; v the values,
+  // [blocks * kAttentionKeyBlock][padded dim] (each of attention_packed_floats / 2 floats).
+  void (*attention_pack)(DType, const AttentionArgs& args, int64_t b, int64_t kvh, int64_t block0,
+                         int64_t block1, float* kt, float* v);
+  // Attention of the query rows [i0, i1) of sequence b, for the query heads of key/value head
+  // kvh, over its packed blocks; scratch: attention_rows_scratch((i1 - i0) * group, head_dim)
+  // floats.
+  void (*attention_rows)(DType, const AttentionArgs& args, int64_t b, int64_t kvh, int64_t i0,
+                         int64_t i1, const float* kt, const float* v, float* scratch);
+  // The keys [j0, j1) of decode sequence b for the query heads of kvh, into one part
+  // (attention_part_floats); scratch: attention_decode_scratch(group, head_dim) floats.
+  void (*attention_decode_part)(DType, const DecodeArgs& args, int64_t b, int64_t kvh, int64_t j0,
+                                int64_t j1, float* part, float* scratch);
 };
 
 // Throws std::invalid_argument: `kernel` has no code for `dtype`. The public functions check

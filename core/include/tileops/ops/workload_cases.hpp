@@ -15,6 +15,13 @@ namespace tileops {
 
 class OpClass;
 
+// The inclusive bounds of an integer input's values (its manifest `range`).
+struct ValueRange {
+  std::int64_t low = 0;
+  std::int64_t high = 0;
+  friend bool operator==(const ValueRange&, const ValueRange&) = default;
+};
+
 // One instantiated case of a manifest workload row (one row expands into one case per entry of
 // its dtype_cases).
 struct WorkloadCase {
@@ -22,6 +29,7 @@ struct WorkloadCase {
   std::string label;
   ParamMap params;                                 // the construction parameters the row gives
   std::vector<std::optional<TensorSpec>> inputs;   // per signature input; nullopt: not passed
+  std::vector<std::optional<ValueRange>> ranges;   // per signature input; nullopt: any value
 };
 
 // The cases of `cls`'s workload rows, in row order. With `index_cap` > 0 every index value

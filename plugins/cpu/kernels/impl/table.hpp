@@ -2,6 +2,7 @@
 #pragma once
 
 #include "impl/activation.hpp"
+#include "impl/attention.hpp"
 #include "impl/batch_norm.hpp"
 #include "impl/convert.hpp"
 #include "impl/dot_rows.hpp"
@@ -31,6 +32,9 @@ constexpr KernelTable table_for(Isa isa) {
       .convert = &convert_kernel,
       .dot_rows = &dot_rows_kernel,
       .alibi = &alibi_kernel,
+      .attention_pack = &attention_pack_kernel,
+      .attention_rows = &attention_rows_kernel,
+      .attention_decode_part = &attention_decode_part_kernel,
   };
 }
 

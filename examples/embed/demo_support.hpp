@@ -1,0 +1,40 @@
+// What the embedding demos share: random weights, the kernels an op ran, timing with the
+// device's queued work, and the report of the plugins that loaded.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tileops/config.hpp"
+#include "tileops/extend/device_runtime.hpp"
+#include "tileops/op.hpp"
+#include "tileops/tensor.hpp"
+
+namespace demo {
+
+// Random values in [-scale, scale) on the host, then moved to the device: a weight of a few
+// hundred million elements fills in a second.
+tileops::Tensor random(std::vector<std::int64_t> shape, tileops::DType dtype, const tileops::Device& device, float scale,
+                       std::uint64_t seed);
+
+// The keys of the kernels op's calls were served by ("gate_up:cpu_dot_rows_gemm" for a stage's),
+// or "target NAME" when a named target serves it.
+std::string kernels_of(const tileops::Op& op, const std::string& prefix = "");
+
+// Prints the config file, the default target, the plugins that loaded and the load failures.
+void print_backends(const tileops::Config& cfg);
+
+// Seconds `f` takes on `device`, its queued device work included.
+template <class F>
+double timed(const tileops::Device& device, F&& f) {
+  tileops::DeviceRuntime& rt = tileops::device_runtime(device.type());
+  rt.synchronize(device.index());
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  rt.synchronize(device.index());
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace demo

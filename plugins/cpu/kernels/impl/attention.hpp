@@ -1,0 +1,339 @@
+// Attention over blocks of keys with an online softmax (cpu_kernels.hpp): the query rows of one
+// key/value head (prefill) and the parts of a decode. Rows are float32, scaled queries padded
+// to attention_padded_dim; a block's scores sit in a [rows, kAttentionKeyBlock] scratch and
+// become its probabilities there before they weight the values.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "impl/dispatch.hpp"
+
+namespace tileops::cpu {
+namespace {
+
+// Vectors per register tile: kAttentionRowTile rows times this many vectors of keys (scores) or
+// of output columns (values), 16 accumulators with 32 vector registers, 8 with 16. The loops over
+// a tile are unrolled by pragma: -O2 would keep the accumulators in memory otherwise.
+constexpr int64_t kTileVectors = Vf::width >= 16 ? 4 : 2;
+constexpr int64_t kRowTile = kAttentionRowTile;
+constexpr int64_t kKeyBlock = kAttentionKeyBlock;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Row r of q (n values of T) times scale into dst (dp floats, zero past n).
+template <class T>
+void pack_row(const T* src, int64_t n, float scale, int64_t dp, float* dst) {
+  constexpr int64_t W = Vf::width;
+  const Vf::R s = Vf::set1(scale);
+  for (int64_t c = 0; c < dp; c += W) {
+    const int64_t lanes = std::clamp<int64_t>(n - c, 0, W);
+    Vf::store(dst + c, lanes == 0 ? Vf::zero() : Vf::mul(Vf::loadn(src + c, lanes), s));
+  }
+}
+
+// kt[c][j] = k_j[c] for the n keys of a block (k_j at k + j * ldk), c < d; the other entries of
+// kt keep what they held.
+template <class T>
+void pack_keys_transposed(const T* k, int64_t ldk, int64_t n, int64_t d, float* kt) {
+  alignas(64) float row[256 + 16];
+  for (int64_t j = 0; j < n; ++j) {
+    pack_row(k + j * ldk, d, 1.0f, attention_padded_dim(d), row);
+    for (int64_t c = 0; c < d; ++c) kt[c * kKeyBlock + j] = row[c];
+  }
+}
+
+// s[r][j] = q[r] . kt[:, j] for kRowTile rows of q (stride dp) and a block of keys.
+[[gnu::always_inline]] inline void score_tile(const float* q, const float* kt, int64_t dp, float* s) {
+  constexpr int64_t W = Vf::width;
+  for (int64_t c = 0; c < kKeyBlock; c += kTileVectors * W) {
+    Vf::R acc[kRowTile][kTileVectors];
+    #pragma GCC unroll 16
+    for (auto& row : acc) {
+      #pragma GCC unroll 16
+      for (auto& a : row) a = Vf::zero();
+    }
+    for (int64_t d = 0; d < dp; ++d) {
+      Vf::R k[kTileVectors];
+      #pragma GCC unroll 16
+      for (int64_t v = 0; v < kTileVectors; ++v) k[v] = Vf::load(kt + d * kKeyBlock + c + v * W);
+      #pragma GCC unroll 16
+      for (int64_t r = 0; r < kRowTile; ++r) {
+        const Vf::R qb = Vf::set1(q[r * dp + d]);
+        #pragma GCC unroll 16
+        for (int64_t v = 0; v < kTileVectors; ++v) acc[r][v] = Vf::fma(qb, k[v], acc[r][v]);
+      }
+    }
+    #pragma GCC unroll 16
+    for (int64_t r = 0; r < kRowTile; ++r) {
+      #pragma GCC unroll 16
+      for (int64_t v = 0; v < kTileVectors; ++v) Vf::store(s + r * kKeyBlock + c + v * W, acc[r][v]);
+    }
+  }
+}
+
+// s[r][j] = q[r] . k_j for rows_p rows of q (stride dp) and the n keys k_j = k + j * ldk of d
+// values each: the dot products along the head dim, for a block whose keys serve few rows.
+template <class T>
+void score_direct(const float* q, int64_t rows_p, const T* k, int64_t ldk, int64_t n, int64_t d, int64_t dp, float* s) {
+  constexpr int64_t W = Vf::width;
+  for (int64_t j = 0; j < n; ++j) {
+    const T* kj = k + j * ldk;
+    for (int64_t r0 = 0; r0 < rows_p; r0 += kRowTile) {
+      Vf::R acc[kRowTile];
+      #pragma GCC unroll 16
+      for (auto& a : acc) a = Vf::zero();
+      for (int64_t c = 0; c < d; c += W) {
+        const Vf::R kv = Vf::loadn(kj + c, lanes_left<Vf>(c, d));
+        #pragma GCC unroll 16
+        for (int64_t r = 0; r < kRowTile; ++r) acc[r] = Vf::fma(Vf::load(q + (r0 + r) * dp + c), kv, acc[r]);
+      }
+      #pragma GCC unroll 16
+      for (int64_t r = 0; r < kRowTile; ++r) s[(r0 + r) * kKeyBlock + j] = Vf::sum(acc[r]);
+    }
+  }
+}
+
+// o[r][c0 ...) += sum_{j < n} p[r][j] v_j[c0 ...] for kRowTile rows over NV vectors of columns;
+// v_j = v + j * ldv, whose last vector holds `last` lanes.
+template <int64_t NV, class T>
+[[gnu::always_inline]] inline void value_tile(const float* p, int64_t n, const T* v, int64_t ldv, int64_t last,
+                                              float* o, int64_t ldo) {
+  constexpr int64_t W = Vf::width;
+  Vf::R acc[kRowTile][NV];
+  #pragma GCC unroll 16
+  for (int64_t r = 0; r < kRowTile; ++r) {
+    #pragma GCC unroll 16
+    for (int64_t x = 0; x < NV; ++x) acc[r][x] = Vf::load(o + r * ldo + x * W);
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    Vf::R vv[NV];
+    #pragma GCC unroll 16
+    for (int64_t x = 0; x < NV; ++x) vv[x] = x + 1 < NV ? Vf::load(v + j * ldv + x * W) : Vf::loadn(v + j * ldv + x * W, last);
+    #pragma GCC unroll 16
+    for (int64_t r = 0; r < kRowTile; ++r) {
+      const Vf::R pb = Vf::set1(p[r * kKeyBlock + j]);
+      #pragma GCC unroll 16
+      for (int64_t x = 0; x < NV; ++x) acc[r][x] = Vf::fma(pb, vv[x], acc[r][x]);
+    }
+  }
+  #pragma GCC unroll 16
+  for (int64_t r = 0; r < kRowTile; ++r) {
+    #pragma GCC unroll 16
+    for (int64_t x = 0; x < NV; ++x) Vf::store(o + r * ldo + x * W, acc[r][x]);
+  }
+}
+
+// Calls f.template operator()<NV>() with NV = vectors, from 1 to kTileVectors.
+template <int64_t NV = 1, class F>
+[[gnu::always_inline]] inline void with_tile_vectors(int64_t vectors, F&& f) {
+  if constexpr (NV < kTileVectors) {
+    if (vectors != NV) return with_tile_vectors<NV + 1>(vectors, f);
+  }
+  f.template operator()<NV>();
+}
+
+// o[r] += sum_{j < n} p[r][j] v_j over the d columns, for rows_p rows (o's stride dp).
+template <class T>
+void accumulate_values(const float* p, int64_t rows_p, int64_t n, const T* v, int64_t ldv, int64_t d, float* o,
+                       int64_t dp) {
+  constexpr int64_t W = Vf::width;
+  for (int64_t r0 = 0; r0 < rows_p; r0 += kRowTile) {
+    const float* pr = p + r0 * kKeyBlock;
+    float* orow = o + r0 * dp;
+    for (int64_t c = 0; c < d; c += kTileVectors * W) {
+      const int64_t vectors = std::min(kTileVectors, (d - c + W - 1) / W);
+      const int64_t last = std::min(W, d - c - (vectors - 1) * W);
+      with_tile_vectors(vectors, [&]<int64_t NV>() { value_tile<NV>(pr, n, v + c, ldv, last, orow + c, dp); });
+    }
+  }
+}
+
+// cap * tanh(s / cap) over a block row, as 1 - 2 / (1 + exp(2 s / cap)) with the argument
+// clamped where tanh is +-1 in float32.
+void cap_scores(float* row, float cap) {
+  constexpr int64_t W = Vf::width;
+  const Vf::R twice_inv = Vf::set1(2.0f / cap), c = Vf::set1(cap), one = Vf::set1(1.0f), two = Vf::set1(2.0f);
+  const Vf::R lo = Vf::set1(-30.0f), hi = Vf::set1(30.0f);
+  for (int64_t j = 0; j < kKeyBlock; j += W) {
+    const Vf::R u = Vf::min(hi, Vf::max(lo, Vf::mul(Vf::load(row + j), twice_inv)));
+    const Vf::R t = Vf::sub(one, Vf::mul(two, Vf::reciprocal(Vf::add(one, Vf::exp(u)))));
+    Vf::store(row + j, Vf::mul(c, t));
+  }
+}
+
+// Folds one block of scores (s: rows_p rows of kKeyBlock) into the running rows: m the maxima,
+// l the sums of exp(s - m), o (stride dp) the unnormalised outputs. visible(r) gives the keys
+// [lo, hi) of the block row r sees. Leaves the probabilities exp(s - m) in s, 0 for hidden keys.
+template <class Visible>
+void softmax_block(float* s, int64_t rows_p, float softcap, Visible&& visible, float* m, float* l, float* o,
+                   int64_t dp) {
+  constexpr int64_t W = Vf::width;
+  for (int64_t r = 0; r < rows_p; ++r) {
+    float* row = s + r * kKeyBlock;
+    const auto [lo, hi] = visible(r);
+    if (lo >= hi) {
+      std::fill(row, row + kKeyBlock, 0.0f);
+      continue;
+    }
+    if (softcap > 0) cap_scores(row, softcap);
+    std::fill(row, row + lo, kNegInf);
+    std::fill(row + hi, row + kKeyBlock, kNegInf);
+    Vf::R mx = Vf::set1(kNegInf);
+    for (int64_t j = 0; j < kKeyBlock; j += W) mx = Vf::max(Vf::load(row + j), mx);
+    const float m_new = std::max(m[r], Vf::max_of(mx));
+    const float alpha = std::exp(m[r] - m_new);
+    const Vf::R mv = Vf::set1(m_new);
+    Vf::R sum = Vf::zero();
+    for (int64_t j = 0; j < kKeyBlock; j += W) {
+      const Vf::R p = Vf::exp(Vf::sub(Vf::load(row + j), mv));
+      Vf::store(row + j, p);
+      sum = Vf::add(sum, p);
+    }
+    l[r] = l[r] * alpha + Vf::sum(sum);
+    m[r] = m_new;
+    if (alpha != 1.0f) {
+      const Vf::R a = Vf::set1(alpha);
+      for (int64_t c = 0; c < dp; c += W) Vf::store(o + r * dp + c, Vf::mul(Vf::load(o + r * dp + c), a));
+    }
+  }
+}
+
+// out = o / l (0 when l = 0) as T over d columns.
+template <class T>
+void store_normalized(const float* o, float l, int64_t d, T* out) {
+  constexpr int64_t W = Vf::width;
+  const Vf::R inv = Vf::set1(l > 0 ? 1.0f / l : 0.0f);
+  for (int64_t c = 0; c < d; c += W) Vf::storen(out + c, Vf::mul(Vf::load(o + c), inv), lanes_left<Vf>(c, d));
+}
+
+// Packs the key blocks [block0, block1) of sequence b, key/value head kvh: keys transposed into
+// kt ([blocks][dp][kKeyBlock], zero past the head dim and the last key) and values into v
+// ([blocks * kKeyBlock][dp], zero past the head dim).
+template <class T>
+void attention_pack(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t block0, int64_t block1, float* kt,
+                    float* v) {
+  const int64_t d = a.head_dim, dp = attention_padded_dim(d), ld = a.kv_heads * d;
+  const T* ks = static_cast<const T*>(a.k) + (b * a.kv_len * a.kv_heads + kvh) * d;
+  const T* vs = static_cast<const T*>(a.v) + (b * a.kv_len * a.kv_heads + kvh) * d;
+  for (int64_t block = block0; block < block1; ++block) {
+    const int64_t j0 = block * kKeyBlock, n = std::min(kKeyBlock, a.kv_len - j0);
+    float* kb = kt + block * dp * kKeyBlock;
+    std::fill(kb, kb + dp * kKeyBlock, 0.0f);
+    pack_keys_transposed(ks + j0 * ld, ld, n, d, kb);
+    for (int64_t j = 0; j < n; ++j) pack_row(vs + (j0 + j) * ld, d, 1.0f, dp, v + (j0 + j) * dp);
+  }
+}
+
+// The query rows [i0, i1) of sequence b for the query heads of kvh, against that head's key
+// and value blocks as attention_pack left them.
+template <class T>
+void attention_rows(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t i0, int64_t i1, const float* kt,
+                    const float* vb, float* scratch) {
+  const int64_t group = a.heads / a.kv_heads, d = a.head_dim, dp = attention_padded_dim(d);
+  const int64_t rows = (i1 - i0) * group, rows_p = attention_padded_rows(rows);
+  float* q = scratch;
+  float* o = q + rows_p * dp;
+  float* s = o + rows_p * dp;
+  float* m = s + rows_p * kKeyBlock;
+  float* l = m + rows_p;
+  const T* qs = static_cast<const T*>(a.q);
+  const auto scale = static_cast<float>(a.scale);
+  for (int64_t r = 0; r < rows_p; ++r) {
+    if (r < rows) {
+      const int64_t i = i0 + r / group, h = kvh * group + r % group;
+      pack_row(qs + ((b * a.q_len + i) * a.heads + h) * d, d, scale, dp, q + r * dp);
+    } else {
+      std::fill(q + r * dp, q + (r + 1) * dp, 0.0f);
+    }
+  }
+  std::fill(o, o + rows_p * dp, 0.0f);
+  std::fill(m, m + rows_p, kNegInf);
+  std::fill(l, l + rows_p, 0.0f);
+  // The keys row i sees: [lo(i), hi(i)), both non-decreasing in i.
+  const auto lo_of = [&](int64_t i) {
+    const int64_t diag = i + a.kv_len - a.q_len;
+    return a.window_left >= 0 ? std::max<int64_t>(0, diag - a.window_left) : int64_t{0};
+  };
+  const auto hi_of = [&](int64_t i) {
+    return a.causal ? std::clamp<int64_t>(i + a.kv_len - a.q_len + 1, 0, a.kv_len) : a.kv_len;
+  };
+  const int64_t end = hi_of(i1 - 1);
+  for (int64_t block = lo_of(i0) / kKeyBlock; block * kKeyBlock < end; ++block) {
+    const int64_t j0 = block * kKeyBlock, n = std::min(kKeyBlock, end - j0);
+    const float* kb = kt + block * dp * kKeyBlock;
+    for (int64_t r0 = 0; r0 < rows_p; r0 += kRowTile) score_tile(q + r0 * dp, kb, dp, s + r0 * kKeyBlock);
+    const auto visible = [&](int64_t r) -> std::pair<int64_t, int64_t> {
+      if (r >= rows) return {0, n};
+      const int64_t i = i0 + r / group;
+      return {std::clamp<int64_t>(lo_of(i) - j0, 0, n), std::clamp<int64_t>(hi_of(i) - j0, 0, n)};
+    };
+    softmax_block(s, rows_p, static_cast<float>(a.softcap), visible, m, l, o, dp);
+    accumulate_values(s, rows_p, n, vb + j0 * dp, dp, dp, o, dp);
+  }
+  T* out = static_cast<T*>(a.o);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t i = i0 + r / group, h = kvh * group + r % group;
+    store_normalized(o + r * dp, l[r], d, out + ((b * a.q_len + i) * a.heads + h) * d);
+    if (a.lse != nullptr) {
+      a.lse[(b * a.heads + h) * a.q_len + i] = l[r] > 0 ? m[r] + std::log(l[r]) : kNegInf;
+    }
+  }
+}
+
+template <class T>
+void attention_decode_part(const DecodeArgs& a, int64_t b, int64_t kvh, int64_t j0, int64_t j1, float* part,
+                           float* scratch) {
+  const int64_t group = a.heads / a.kv_heads, d = a.head_dim, dp = attention_padded_dim(d);
+  const int64_t rows_p = attention_padded_rows(group);
+  float* q = scratch;
+  float* s = q + rows_p * dp;
+  float* o = part;
+  float* m = o + rows_p * dp;
+  float* l = m + rows_p;
+  const T* qs = static_cast<const T*>(a.q) + (b * a.heads + kvh * group) * d;
+  for (int64_t r = 0; r < rows_p; ++r) {
+    if (r < group) {
+      pack_row(qs + r * d, d, static_cast<float>(a.scale), dp, q + r * dp);
+    } else {
+      std::fill(q + r * dp, q + (r + 1) * dp, 0.0f);
+    }
+  }
+  std::fill(o, o + rows_p * dp, 0.0f);
+  std::fill(m, m + rows_p, kNegInf);
+  std::fill(l, l + rows_p, 0.0f);
+  const T* ks = static_cast<const T*>(a.k);
+  const T* vs = static_cast<const T*>(a.v);
+  const int64_t ld = a.kv_heads * d;
+  for (int64_t j = j0; j < j1;) {
+    const int64_t slot = j % a.block_size;
+    const int64_t page = a.block_table != nullptr ? a.block_table[b * a.max_blocks + j / a.block_size] : b;
+    const int64_t n = std::min({kKeyBlock, j1 - j, a.block_size - slot});
+    const int64_t offset = ((page * a.block_size + slot) * a.kv_heads + kvh) * d;
+    score_direct(q, rows_p, ks + offset, ld, n, d, dp, s);
+    softmax_block(s, rows_p, static_cast<float>(a.softcap), [n](int64_t) { return std::pair<int64_t, int64_t>{0, n}; },
+                  m, l, o, dp);
+    accumulate_values(s, rows_p, n, vs + offset, ld, d, o, dp);
+    j += n;
+  }
+}
+
+void attention_pack_kernel(DType dtype, const AttentionArgs& args, int64_t b, int64_t kvh, int64_t block0,
+                           int64_t block1, float* kt, float* v) {
+  with_float_type("attention", dtype, [&]<class T>() { attention_pack<T>(args, b, kvh, block0, block1, kt, v); });
+}
+
+void attention_rows_kernel(DType dtype, const AttentionArgs& args, int64_t b, int64_t kvh, int64_t i0, int64_t i1,
+                           const float* kt, const float* v, float* scratch) {
+  with_float_type("attention", dtype, [&]<class T>() { attention_rows<T>(args, b, kvh, i0, i1, kt, v, scratch); });
+}
+
+void attention_decode_part_kernel(DType dtype, const DecodeArgs& args, int64_t b, int64_t kvh, int64_t j0, int64_t j1,
+                                  float* part, float* scratch) {
+  with_float_type("attention_decode", dtype,
+                  [&]<class T>() { attention_decode_part<T>(args, b, kvh, j0, j1, part, scratch); });
+}
+
+}  // namespace
+}  // namespace tileops::cpu
