@@ -546,7 +546,7 @@ static void test_json_and_streams(void) {
   char* json = NULL;
   if (OK(tileops_workloads_json("RMSNormFwdOp", 64, &json))) {
     CHECK(strstr(json, "\"id\":\"llama-8b-prefill-float16\"") != NULL);
-    CHECK(strstr(json, "\"inputs\":[{\"device\":\"cpu\",\"dtype\":\"float16\",\"shape\":[64,4096]}") != NULL);
+    CHECK(strstr(json, "\"inputs\":[{\"device\":\"cpu\",\"dtype\":\"float16\",\"name\":\"x\",\"shape\":[64,4096]}") != NULL);
     CHECK(strstr(json, "\"normalized_shape\":[4096]") != NULL);
     tileops_string_free(json);
   }
