@@ -7,7 +7,12 @@
 #   embed.log        embed_llama_block --device cuda:0 (the Llama-3.1-8B block, checked)
 #   gpu_bench.md     the memory-bound op table; gpu_bench.json its figures
 #   block_bench.md   the GEMM and Llama block table; block_bench.json its figures
-# --tests-only stops after the tests and the main job. About five minutes in all on an H200.
+#   python_gpu.log   the Python package's GPU tests (tests/python/test_gpu.py: torch.compile of
+#                    every boundary operator, reduce-overhead, dynamic shapes, streams, opcheck)
+#   python_bench.md  host time per call from Python and the Llama block under torch.compile;
+#                    python_bench.json its figures
+# --tests-only stops after the tests, the main job and the Python GPU tests. About five minutes
+# on an H200, and a few more for the Python GPU tests (each boundary operator compiled cold).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 dev=${TILEOPS_DEV_DIR:-.dev}
@@ -20,10 +25,16 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 tail -n 25 "$out/gpu_tests.log"
 "$dev/bin/embed_llama_block" --device cuda:0 >"$out/embed.log" 2>&1 || status=1
 tail -n 8 "$out/embed.log"
+# The Python package from the source tree over the packed library.
+export TILEOPS_LIBRARY=$PWD/$dev/lib/libtileops.so.0
+(cd tests/python && PYTHONPATH=$PWD/../../python python3 run.py test_gpu) >"$out/python_gpu.log" 2>&1 || status=1
+tail -n 4 "$out/python_gpu.log"
 if [ "${1:-}" != "--tests-only" ]; then
   python3 bench/gpu/compare_torch.py "$dev/bin/gpu_op_bench" --json "$out/gpu_bench.json" \
     --markdown "$out/gpu_bench.md" >/dev/null || status=1
   python3 bench/gpu/compare_torch.py "$dev/bin/gpu_block_bench" --suite block --json "$out/block_bench.json" \
     --markdown "$out/block_bench.md" || status=1
+  PYTHONPATH=$PWD/python python3 bench/python/call_overhead.py --json "$out/python_bench.json" \
+    --markdown "$out/python_bench.md" || status=1
 fi
 exit $status

@@ -295,11 +295,11 @@ class Op:
             outputs[o].kind, outputs[o].flags = ref_kind, ref_flags
         call.use_stream = 0
         if kind == _tensors.ResultKind.TORCH and first.is_cuda:
-            torch = _tensors._torch()
+            index = first.get_device()
             call.use_stream = 1
             call.stream_device.device_type = _capi.KDL_CUDA
-            call.stream_device.device_id = first.device.index
-            call.stream = torch.cuda.current_stream(first.device).cuda_stream
+            call.stream_device.device_id = index
+            call.stream = _tensors.torch_current_stream(index)
         _capi.check(_capi.op_call(self._handle, scratch.call_ref))
         sources = scratch.sources
         results = []

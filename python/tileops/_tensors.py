@@ -137,6 +137,13 @@ def capsule_of(obj, what, check_grad=True):
     raise error("TypeError", "%s: __dlpack__ returned %s, not a DLPack capsule" % (what, type(capsule).__name__))
 
 
+def torch_current_stream(index):
+    """torch's current stream of CUDA device `index` as an int (0: the legacy default stream)."""
+    torch = _torch()
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    return raw(index) if raw is not None else torch.cuda.current_stream(index).cuda_stream
+
+
 def current_stream(device):
     """The calling thread's current tileops stream of `device` ("cuda:0") as an int (0: the
     default stream)."""

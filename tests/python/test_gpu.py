@@ -6,7 +6,7 @@ Skipped, saying why, without a GPU, without tileops's cuda plugin, or with an ol
 import unittest
 
 import tileops
-from support import TOLERANCES, assert_close, case_inputs, case_params, torch
+from support import assert_close, case_inputs, case_params, torch
 
 
 def _why_skipped():
@@ -60,7 +60,7 @@ def _compare(test, got, expected, what):
             test.assertIsNone(g, what)
         else:
             dtype = str(e.dtype)[6:]
-            assert_close(test, g.cpu(), e.cpu(), dtype if dtype in TOLERANCES else dtype, what)
+            assert_close(test, g.cpu(), e.cpu(), dtype, what)
 
 
 def _out_buffer(op, inputs):
