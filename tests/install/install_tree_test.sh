@@ -27,8 +27,8 @@ find "$prefix/include" -name '*.hpp' -printf '%P\n' | sort |
   xargs -P "$(nproc)" -I{} sh -c 'echo "#include \"$1\"" | c++ -std=c++20 -fsyntax-only -I"$2" -x c++ - ||
     { echo "include/$1 does not compile on its own" >&2; exit 1; }' _ {} "$prefix/include" ||
   fail "installed headers that do not compile on their own (above)"
-# Programs: tileops and the op generator tileops_add_ops() runs (the demo embed_llama_block is
-# not installed).
+# Programs: tileops and the op generator tileops_add_ops() runs (the demos embed_llama_layer and
+# embed_llama_block are not installed).
 [ "$(ls "$prefix/bin" | tr '\n' ' ')" = "tileops tileops-opgen " ] ||
   fail "bin/ holds $(ls "$prefix/bin" | tr '\n' ' '), expected tileops tileops-opgen"
 

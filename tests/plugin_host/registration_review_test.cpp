@@ -208,7 +208,7 @@ TEST_CASE("a broken third-party plugin beside the cpu plugin leaves every built-
     if (entry.name == "AlibiFwdOp") params.set("device", Device::cpu());
     const std::unique_ptr<Op> fast = entry.make(params, {});
     const std::unique_ptr<Op> reference = entry.make(params, std::string(REFERENCE));
-    const std::vector<Tensor> inputs = testing::random_tensors(c.inputs, Device::cpu());
+    const std::vector<Tensor> inputs = testing::random_inputs(c, Device::cpu());
     std::vector<Tensor> fast_inputs = testing::clone_all(inputs);
     std::vector<Tensor> ref_inputs = testing::clone_all(inputs);
     const OpOutputs got = fast->call(CallArgs(fast_inputs));
