@@ -9,7 +9,7 @@ build_dir=${TILEOPS_BUILD_DIR:-build}
 targets=()
 if [ "${1:-}" = main ]; then
   shift
-  targets=(--target embed_llama_block tileops_cpu)
+  targets=(--target embed_llama_layer tileops_cpu)
 fi
 cmake -S . -B "$build_dir" -G Ninja "$@"
 cmake --build "$build_dir" --parallel "$(nproc)" "${targets[@]}"

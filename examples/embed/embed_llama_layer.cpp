@@ -11,7 +11,7 @@
 //   embed_llama_layer [--device cpu|cuda:0|...] [--target NAME|builtin|reference] [--config FILE]
 //                     [--prompt N] [--steps M] [--dtype bfloat16|float16|float32]
 // Defaults: Llama-3.1-8B (hidden 4096, 32 query and 8 key/value heads of 128, intermediate
-// 14336, RoPE theta 500000), a prompt of 4 tokens and 4 decode steps, bfloat16, cpu.
+// 14336, RoPE theta 500000), a prompt of 16 tokens and 8 decode steps, bfloat16, cpu.
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -21,6 +21,7 @@
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
+#include "tileops/extend/device_runtime.hpp"
 #include "tileops/op_class.hpp"
 #include "tileops/ops/attention.hpp"
 #include "tileops/ops/elementwise.hpp"
@@ -39,8 +40,8 @@ struct Options {
   std::string device = "cpu";
   Target target;
   std::optional<std::string> config;
-  std::int64_t prompt = 4;
-  std::int64_t steps = 4;
+  std::int64_t prompt = 16;
+  std::int64_t steps = 8;
   DType dtype = DType::bfloat16;
 };
 
@@ -185,12 +186,12 @@ KvCache empty_cache(std::int64_t capacity, DType dtype, const Device& device) {
 void report(const char* name, Layer& layer, const Op& op) {
   const double s = layer.seconds[&op];
   const Roofline r = op.eval_roofline();
-  std::printf("  %-30s %-10s %9.3f %9.2f %9.2f   %s\n", name, op.serving_target().value_or("-").c_str(), s * 1e3,
+  std::printf("  %-33s %-10s %9.3f %9.2f %9.2f   %s\n", name, op.serving_target().value_or("-").c_str(), s * 1e3,
               r.bytes / s / 1e9, r.flops / s / 1e9, demo::kernels_of(op).c_str());
 }
 
 void report_step(const char* title, Layer& layer, bool decode_step) {
-  std::printf("\n%s\n  %-30s %-10s %9s %9s %9s   %s\n", title, "op", "target", "ms", "GB/s", "GFLOP/s", "kernels");
+  std::printf("\n%s\n  %-33s %-10s %9s %9s %9s   %s\n", title, "op", "target", "ms", "GB/s", "GFLOP/s", "kernels");
   report("RMSNormFwdOp (attention)", layer, layer.attn_norm);
   report("GemmFwdOp (QKV)", layer, layer.qkv);
   report("RopeFwdOp (q)", layer, layer.rope);
@@ -242,6 +243,11 @@ int main(int argc, char** argv) {
                 device.str().c_str());
     demo::print_backends(cfg);
 
+    if (find_device_runtime(device.type()) == nullptr) {
+      std::printf("\nno loaded plugin brings device type %s, so the layer cannot run on %s\n",
+                  std::string(device.type().name()).c_str(), device.str().c_str());
+      return 1;
+    }
     Layer layer(o.target, device);
     if (const auto missing = ops_without_kernels(layer, device, o.target); !missing.empty()) {
       std::string names;

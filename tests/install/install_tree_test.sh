@@ -30,8 +30,8 @@ find "$prefix/include" -name '*.hpp' -printf '%P\n' | sort |
 # The C API's header compiles as C on its own.
 echo '#include "tileops/c_api.h"' | cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$prefix/include" -x c - ||
   fail "include/tileops/c_api.h does not compile as C"
-# Programs: tileops and the op generator tileops_add_ops() runs (the demo embed_llama_block is
-# not installed).
+# Programs: tileops and the op generator tileops_add_ops() runs (the demos embed_llama_layer and
+# embed_llama_block are not installed).
 [ "$(ls "$prefix/bin" | tr '\n' ' ')" = "tileops tileops-opgen " ] ||
   fail "bin/ holds $(ls "$prefix/bin" | tr '\n' ' '), expected tileops tileops-opgen"
 

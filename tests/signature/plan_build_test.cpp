@@ -183,6 +183,12 @@ TEST_CASE("malformed specs are rejected naming file, op, field and reason") {
                                               {"dtype_cases", "some: [w], dtype_cases"}},
        "signature.inputs.w.optional: every workload row passes 'w'; an implemented op's rows also omit it"},
       {"some names a required tensor", {{"dtype_cases", "some: [x], dtype_cases"}}, "workloads[0].some: 'x' is not a tensor declared optional: true"},
+      {"range on a floating input", {{"x: {dtype: T, shape: \"[M, N]\"}", "x: {dtype: T, shape: \"[M, N]\", range: \"[0, M]\"}"}},
+       "signature.inputs.x.range: a range bounds the values of an input of one integer dtype, and this input's dtype is 'T'"},
+      {"range of one item", {{"x: {dtype: T, shape: \"[M, N]\"}", "x: {dtype: T, shape: \"[M, N]\"}\n      lens: {dtype: int32, shape: \"[M]\", range: \"[M]\"}"}},
+       "signature.inputs.lens.range: '[M]' must be a list of two integers, [low, high]"},
+      {"range that holds no value in a row", {{"x: {dtype: T, shape: \"[M, N]\"}", "x: {dtype: T, shape: \"[M, N]\"}\n      lens: {dtype: int32, shape: \"[M]\", range: \"[N, M]\"}"}},
+       "workloads[0]: input 'lens' range [N, M] = [8, 4] holds no value"},
   };
   for (const Case& c : cases) {
     const std::string what = c.what;

@@ -1,8 +1,11 @@
-// Workload rows instantiated into cases: ids, parameters and input specs; every
-// built-in case passes its own call check and has a roofline.
+// Workload rows instantiated into cases: ids, parameters, input specs and the ranges of index
+// inputs; every built-in case passes its own call check and has a roofline.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "signature/plan_support.hpp"
+#include "tileops/testing.hpp"
 
 using namespace tileops;
 
@@ -135,4 +138,17 @@ TEST_CASE("the attention workload cases draw their lengths and block-table entri
   CHECK(paged[0].ranges[4] == ValueRange{0, 48 * 16});  // cache_seqlens: [0, MB * BS]
   const auto append = test::plan("KVCacheAppendFwdOp")->workload_cases();
   CHECK(append[0].ranges[4] == ValueRange{0, 4096 - 2048});
+}
+
+TEST_CASE("random_inputs draws an index input's values from its range and the others as random_tensors does") {
+  const auto cases = test::plan("GroupedQueryAttentionPagedDecodeFwdOp")->workload_cases(
+      [](std::string_view, std::int64_t v) { return std::min<std::int64_t>(v, 48); });
+  const std::vector<Tensor> inputs = testing::random_inputs(cases[0], Device::cpu());
+  const std::vector<double> table = inputs[3].to_doubles(), lens = inputs[4].to_doubles();
+  CHECK(*std::min_element(table.begin(), table.end()) >= 0);
+  CHECK(*std::max_element(table.begin(), table.end()) <= 47);
+  CHECK(*std::max_element(table.begin(), table.end()) > 3);  // not the [-3, 3] of an unbounded integer input
+  CHECK(*std::min_element(lens.begin(), lens.end()) >= 0);
+  CHECK(*std::max_element(lens.begin(), lens.end()) <= 48 * 16);
+  CHECK(testing::compare(inputs[0], testing::random_tensors(cases[0].inputs, Device::cpu())[0]).max_abs == 0);
 }
