@@ -37,18 +37,21 @@ struct Options {
   DType dtype = DType::bfloat16;
 };
 
-[[noreturn]] void usage(const std::string& problem) {
-  std::cerr << "embed_llama_block: " << problem << "\n"
-            << "usage: embed_llama_block [--device DEV] [--target NAME|builtin|reference] [--config FILE]\n"
-            << "                         [--tokens N] [--dtype DTYPE] [--hidden H] [--intermediate I]\n";
-  std::exit(2);
+// Prints the usage with `problem` first and exits: on stdout with status 0 for --help, on
+// stderr with status 2 for a bad command line.
+[[noreturn]] void usage(const std::string& problem, bool help = false) {
+  std::ostream& out = help ? std::cout : std::cerr;
+  out << "embed_llama_block: " << problem << "\n"
+      << "usage: embed_llama_block [--device DEV] [--target NAME|builtin|reference] [--config FILE]\n"
+      << "                         [--tokens N] [--dtype DTYPE] [--hidden H] [--intermediate I]\n";
+  std::exit(help ? 0 : 2);
 }
 
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") usage("runs one Llama-style block");
+    if (flag == "--help" || flag == "-h") usage("runs one Llama-style block", true);
     if (i + 1 >= argc) usage("missing value after " + flag);
     const std::string value = argv[++i];
     try {

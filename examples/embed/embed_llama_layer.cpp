@@ -49,18 +49,21 @@ struct Options {
 constexpr std::int64_t kHidden = 4096, kHeads = 32, kKvHeads = 8, kHeadDim = 128, kIntermediate = 14336;
 constexpr double kRopeTheta = 500000.0, kNormEps = 1e-5;
 
-[[noreturn]] void usage(const std::string& problem) {
-  std::cerr << "embed_llama_layer: " << problem << "\n"
-            << "usage: embed_llama_layer [--device DEV] [--target NAME|builtin|reference] [--config FILE]\n"
-            << "                         [--prompt N] [--steps M] [--dtype DTYPE]\n";
-  std::exit(2);
+// Prints the usage with `problem` first and exits: on stdout with status 0 for --help, on
+// stderr with status 2 for a bad command line.
+[[noreturn]] void usage(const std::string& problem, bool help = false) {
+  std::ostream& out = help ? std::cout : std::cerr;
+  out << "embed_llama_layer: " << problem << "\n"
+      << "usage: embed_llama_layer [--device DEV] [--target NAME|builtin|reference] [--config FILE]\n"
+      << "                         [--prompt N] [--steps M] [--dtype DTYPE]\n";
+  std::exit(help ? 0 : 2);
 }
 
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") usage("runs one Llama decoder layer: a prefill, then decode steps");
+    if (flag == "--help" || flag == "-h") usage("runs one Llama decoder layer: a prefill, then decode steps", true);
     if (i + 1 >= argc) usage("missing value after " + flag);
     const std::string value = argv[++i];
     try {

@@ -53,3 +53,13 @@ TEST_CASE("with --json an error is a JSON object on stdout naming its kind, and 
   CHECK(usage.status == 2);
   CHECK(nlohmann::json::parse(usage.out).at("error").at("kind") == "UsageError");
 }
+
+TEST_CASE("the demos and the op generator print their usage on stdout for --help and exit 0") {
+  for (const std::string program : {"embed_llama_block", "embed_llama_layer", "tileops-opgen"}) {
+    CAPTURE(program);
+    const auto r = run_command(std::string(TILEOPS_BIN_DIR) + "/" + program + " --help 2>/dev/null");
+    CHECK(r.status == 0);
+    CHECK(r.out.find("usage: " + program) != std::string::npos);
+    CHECK(run_command(std::string(TILEOPS_BIN_DIR) + "/" + program + " --colour >/dev/null 2>&1").status == 2);
+  }
+}
