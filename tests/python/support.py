@@ -62,6 +62,9 @@ def case_inputs(case, generator, device="cpu"):
             tensors.append(torch.randint(low, high + 1, spec["shape"], generator=generator).to(dtype).to(device))
         elif spec["dtype"] == "int64" and len(spec["shape"]) == 1:
             tensors.append(torch.randint(0, max(spec["shape"][0], 1), spec["shape"], generator=generator).to(device))
+        elif spec.get("name") == "running_var":
+            # A variance is never negative: a negative one gives NaN, which no comparison equals.
+            tensors.append(random_tensor(spec["shape"], spec["dtype"], generator, device).abs())
         else:
             tensors.append(random_tensor(spec["shape"], spec["dtype"], generator, device))
     return tensors
