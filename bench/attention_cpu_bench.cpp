@@ -1,9 +1,10 @@
 // CPU attention: GroupedQueryAttentionFwdOp (the cpu plugin's tiled online-softmax kernel) against
 // attention composed of libtorch operators (matmul, scale, causal mask, softmax, matmul), in one
 // process with the same thread count, at Llama-3.1-8B's heads (32 query, 8 key/value, head dim
-// 128). libtorch gets its most favourable layout: q, k and v already [B, H, S, D] with the key
-// and value heads already repeated for every query head, and the mask built beforehand; none of
-// that is timed. The two run interleaved, round after round, and each time is the median over
+// 128): the prefill, and a decode step over long contexts. libtorch gets its most favourable
+// layout: for the prefill q, k and v already [B, H, S, D] with the key and value heads already
+// repeated for every query head, and the mask built beforehand; for the decode the cache already
+// [B, Hkv, L, D]; none of that is timed. The two run interleaved, round after round, and each time is the median over
 // the rounds, so that a slow stretch of a shared machine hits both alike. Each row also reports
 // the largest difference between the two outputs.
 //
@@ -102,6 +103,49 @@ void run_round(Row& row, bool measure) {
   row.max_diff = std::max(row.max_diff, (a - theirs.to(torch::kFloat32)).abs().max().item<double>());
 }
 
+// One decode step of `batch` sequences of `context` cached tokens each: GroupedQueryAttentionDecodeFwdOp
+// against libtorch's composed decode on the same cache, each query head group against its
+// key/value head ([B, Hkv, group, D] times [B, Hkv, D, L]), the cache already [B, Hkv, L, D].
+struct DecodeRow {
+  std::int64_t batch, context;
+  tileops::DType dtype;
+  std::vector<double> tileops_s, torch_s;
+  double max_diff = 0;
+};
+
+void run_decode_round(DecodeRow& row, bool measure) {
+  using tileops::Tensor;
+  const auto torch_dtype = row.dtype == tileops::DType::bfloat16 ? torch::kBFloat16 : torch::kFloat32;
+  const std::int64_t b = row.batch, l = row.context, group = kHeads / kKvHeads;
+  torch::manual_seed(11);
+  const torch::Tensor q = torch::randn({b, kHeads, kHeadDim}).to(torch_dtype);
+  const torch::Tensor k = torch::randn({b, l, kKvHeads, kHeadDim}).to(torch_dtype);
+  const torch::Tensor v = torch::randn({b, l, kKvHeads, kHeadDim}).to(torch_dtype);
+  const auto copy = [&](const torch::Tensor& t) {
+    Tensor out = Tensor::empty(std::vector<std::int64_t>(t.sizes().begin(), t.sizes().end()), row.dtype);
+    view(out).copy_(t);
+    return out;
+  };
+  const Tensor tq = copy(q), tk = copy(k), tv = copy(v);
+  Tensor lens = Tensor::empty({b}, tileops::DType::int32);
+  for (std::int64_t i = 0; i < b; ++i) lens.data<std::int32_t>()[i] = static_cast<std::int32_t>(l);
+  const torch::Tensor gq = q.view({b, kKvHeads, group, kHeadDim});
+  const torch::Tensor gk = k.transpose(1, 2).contiguous(), gv = v.transpose(1, 2).contiguous();
+  const double scale = 1.0 / std::sqrt(static_cast<double>(kHeadDim));
+  tileops::GroupedQueryAttentionDecodeFwdOp op;
+  Tensor ours;
+  torch::Tensor theirs;
+  const double t0 = seconds_of([&] { ours = op(tq, tk, tv, lens); });
+  const double t1 = seconds_of([&] {
+    theirs = torch::matmul(torch::softmax(torch::matmul(gq, gk.transpose(-2, -1)).mul_(scale), -1), gv);
+  });
+  if (!measure) return;
+  row.tileops_s.push_back(t0);
+  row.torch_s.push_back(t1);
+  const torch::Tensor a = view(ours).to(torch::kFloat32);
+  row.max_diff = std::max(row.max_diff, (a - theirs.reshape({b, kHeads, kHeadDim}).to(torch::kFloat32)).abs().max().item<double>());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,5 +178,28 @@ int main(int argc, char** argv) {
                 b * 1e3, flops / b / 1e12, b / a, row.max_diff);
   }
   std::printf("\nFLOPs count the (row, key) pairs each mask leaves, 4 * d per pair, for both.\n");
+
+  std::vector<DecodeRow> decode_rows;
+  for (tileops::DType dtype : {tileops::DType::bfloat16, tileops::DType::float32}) {
+    decode_rows.push_back({1, 32768, dtype, {}, {}, 0});
+    decode_rows.push_back({32, 4096, dtype, {}, {}, 0});
+  }
+  for (DecodeRow& row : decode_rows) run_decode_round(row, false);
+  for (int r = 0; r < rounds; ++r) {
+    for (DecodeRow& row : decode_rows) run_decode_round(row, true);
+  }
+  std::printf("\nDecode step, same heads, every sequence at its full context, median of %d interleaved rounds\n\n", rounds);
+  std::printf("| case | tileops ms | cache GB/s | libtorch composed ms | cache GB/s | speedup | max abs diff |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for (const DecodeRow& row : decode_rows) {
+    const double bytes = 2.0 * static_cast<double>(row.batch * row.context * kKvHeads * kHeadDim) *
+                         static_cast<double>(tileops::dtype_size(row.dtype));
+    const double a = median(row.tileops_s), b = median(row.torch_s);
+    std::printf("| batch %lld, context %lld, %s | %.2f | %.1f | %.2f | %.1f | %.2fx | %.2g |\n",
+                static_cast<long long>(row.batch), static_cast<long long>(row.context),
+                std::string(tileops::dtype_name(row.dtype)).c_str(), a * 1e3, bytes / a / 1e9, b * 1e3, bytes / b / 1e9,
+                b / a, row.max_diff);
+  }
+  std::printf("\nCache GB/s: the keys and values read (2 * batch * context * 8 * 128 elements) over the time.\n");
   return 0;
 }

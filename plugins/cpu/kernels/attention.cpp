@@ -61,30 +61,33 @@ void check_cache_indices(const char* kernel, int64_t batch, const int32_t* seqle
   }
 }
 
-// Combines the parts of every (sequence, key/value head) of a decode into o.
+// Combines the parts of every sequence of a decode into o; part p of sequence b holds one
+// attention_part_floats block per key/value head.
 template <class T>
 void merge_parts(const DecodeArgs& a, int64_t parts, const float* part_data, T* o) {
   const int64_t group = a.heads / a.kv_heads, dp = attention_padded_dim(a.head_dim);
   const int64_t rows_p = attention_padded_rows(group), part_size = attention_part_floats(group, a.head_dim);
+  const int64_t stride = a.kv_heads * part_size;  // between the parts of one sequence
   parallel_for(a.batch * a.kv_heads, parts * part_size * 4, [&](int64_t i0, int64_t i1) {
     std::vector<float> sum(static_cast<std::size_t>(a.head_dim));
     for (int64_t item = i0; item < i1; ++item) {
-      const float* first = part_data + item * parts * part_size;
+      const int64_t b = item / a.kv_heads, kvh = item % a.kv_heads;
+      const float* first = part_data + b * parts * stride + kvh * part_size;
       for (int64_t g = 0; g < group; ++g) {
         float m = -std::numeric_limits<float>::infinity();
-        for (int64_t p = 0; p < parts; ++p) m = std::max(m, first[p * part_size + rows_p * dp + g]);
+        for (int64_t p = 0; p < parts; ++p) m = std::max(m, first[p * stride + rows_p * dp + g]);
         std::fill(sum.begin(), sum.end(), 0.0f);
         float l = 0;
         if (m > -std::numeric_limits<float>::infinity()) {
           for (int64_t p = 0; p < parts; ++p) {
-            const float* part = first + p * part_size;
+            const float* part = first + p * stride;
             const float w = std::exp(part[rows_p * dp + g] - m);
             l += w * part[rows_p * dp + rows_p + g];
             for (int64_t c = 0; c < a.head_dim; ++c) sum[c] += w * part[g * dp + c];
           }
         }
         const float inv = l > 0 ? 1.0f / l : 0.0f;
-        T* out = o + (item * group + g) * a.head_dim;  // item = b * kv_heads + kvh, so this is head kvh * group + g
+        T* out = o + (b * a.heads + kvh * group + g) * a.head_dim;
         for (int64_t c = 0; c < a.head_dim; ++c) out[c] = T(sum[c] * inv);
       }
     }
@@ -173,24 +176,22 @@ void attention_decode(DType dtype, const DecodeArgs& args) {
   };
   int64_t longest = 0;
   for (int64_t b = 0; b < args.batch; ++b) longest = std::max<int64_t>(longest, args.seqlens[b] - start(b));
-  const int64_t items = args.batch * args.kv_heads;
   const int64_t threads = thread_count();
-  const int64_t parts = std::clamp<int64_t>((4 * threads + items - 1) / items, 1,
+  const int64_t parts = std::clamp<int64_t>((4 * threads + args.batch - 1) / args.batch, 1,
                                             std::max<int64_t>(1, longest / kMinSplitKeys));
   const int64_t group = args.heads / args.kv_heads;
-  const int64_t part_size = attention_part_floats(group, args.head_dim);
-  const int64_t scratch_floats = attention_decode_scratch(group, args.head_dim);
-  std::vector<float> part_data(static_cast<std::size_t>(items * parts * part_size));
+  const int64_t part_floats = args.kv_heads * attention_part_floats(group, args.head_dim);
+  const int64_t scratch_floats = attention_decode_scratch(args.kv_heads, group, args.head_dim);
+  std::vector<float> part_data(static_cast<std::size_t>(args.batch * parts * part_floats));
   const KernelTable& kernels = active_kernels();
-  run_tasks(items * parts, [&](int64_t task) {
+  run_tasks(args.batch * parts, [&](int64_t task) {
     thread_local std::vector<float> scratch;
     scratch.resize(static_cast<std::size_t>(scratch_floats));
-    const int64_t part = task % parts, item = task / parts;
-    const int64_t b = item / args.kv_heads, kvh = item % args.kv_heads;
+    const int64_t part = task % parts, b = task / parts;
     const int64_t first = start(b), count = args.seqlens[b] - first;
     const int64_t chunk = (count + parts - 1) / parts;
     const int64_t j0 = first + std::min(count, part * chunk), j1 = first + std::min(count, (part + 1) * chunk);
-    kernels.attention_decode_part(dtype, args, b, kvh, j0, j1, part_data.data() + task * part_size, scratch.data());
+    kernels.attention_decode_part(dtype, args, b, j0, j1, part_data.data() + task * part_floats, scratch.data());
   });
   switch (dtype) {
     case DType::float32:

@@ -57,15 +57,16 @@ inline int64_t attention_packed_floats(int64_t kv_len, int64_t head_dim) {
   return 2 * blocks * kAttentionKeyBlock * attention_padded_dim(head_dim);
 }
 
-// One part of a decode: the unnormalised output rows [rows_p, dp], then the row maxima and the
-// row sums [rows_p] each, rows_p = attention_padded_rows(group).
+// One part of a decode, for one key/value head: the unnormalised output rows [rows_p, dp], then
+// the row maxima and the row sums [rows_p] each, rows_p = attention_padded_rows(group).
 inline int64_t attention_part_floats(int64_t group, int64_t head_dim) {
   const int64_t r = attention_padded_rows(group);
   return r * attention_padded_dim(head_dim) + 2 * r;
 }
-inline int64_t attention_decode_scratch(int64_t group, int64_t head_dim) {
+// The floats attention_decode_part needs besides its parts.
+inline int64_t attention_decode_scratch(int64_t kv_heads, int64_t group, int64_t head_dim) {
   const int64_t r = attention_padded_rows(group);
-  return r * attention_padded_dim(head_dim) + r * kAttentionKeyBlock;
+  return kv_heads * (r * attention_padded_dim(head_dim) + r * kAttentionKeyBlock);
 }
 
 struct KernelTable {
@@ -124,10 +125,10 @@ struct KernelTable {
   // floats.
   void (*attention_rows)(DType, const AttentionArgs& args, int64_t b, int64_t kvh, int64_t i0,
                          int64_t i1, const float* kt, const float* v, float* scratch);
-  // The keys [j0, j1) of decode sequence b for the query heads of kvh, into one part
-  // (attention_part_floats); scratch: attention_decode_scratch(group, head_dim) floats.
-  void (*attention_decode_part)(DType, const DecodeArgs& args, int64_t b, int64_t kvh, int64_t j0,
-                                int64_t j1, float* part, float* scratch);
+  // The keys [j0, j1) of decode sequence b for every key/value head, into kv_heads parts
+  // (attention_part_floats each, head after head); scratch: attention_decode_scratch floats.
+  void (*attention_decode_part)(DType, const DecodeArgs& args, int64_t b, int64_t j0, int64_t j1,
+                                float* part, float* scratch);
 };
 
 // Throws std::invalid_argument: `kernel` has no code for `dtype`. The public functions check

@@ -21,6 +21,10 @@ constexpr int64_t kTileVectors = Vf::width >= 16 ? 4 : 2;
 constexpr int64_t kRowTile = kAttentionRowTile;
 constexpr int64_t kKeyBlock = kAttentionKeyBlock;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// How many tokens ahead a decode fetches keys, and the elements of T in a cache line.
+constexpr int64_t kPrefetchTokens = 4;
+template <class T>
+constexpr int64_t kLineElements = 64 / static_cast<int64_t>(sizeof(T));
 
 // Row r of q (n values of T) times scale into dst (dp floats, zero past n).
 template <class T>
@@ -73,25 +77,23 @@ void pack_keys_transposed(const T* k, int64_t ldk, int64_t n, int64_t d, float* 
   }
 }
 
-// s[r][j] = q[r] . k_j for rows_p rows of q (stride dp) and the n keys k_j = k + j * ldk of d
-// values each: the dot products along the head dim, for a block whose keys serve few rows.
+// s[r * kKeyBlock] = q[r] . key for rows_p rows of q (stride dp) and one key of d values: the
+// dot products along the head dim, for keys that serve few rows.
 template <class T>
-void score_direct(const float* q, int64_t rows_p, const T* k, int64_t ldk, int64_t n, int64_t d, int64_t dp, float* s) {
+[[gnu::always_inline]] inline void score_key(const float* q, int64_t rows_p, const T* key, int64_t d, int64_t dp,
+                                             float* s) {
   constexpr int64_t W = Vf::width;
-  for (int64_t j = 0; j < n; ++j) {
-    const T* kj = k + j * ldk;
-    for (int64_t r0 = 0; r0 < rows_p; r0 += kRowTile) {
-      Vf::R acc[kRowTile];
+  for (int64_t r0 = 0; r0 < rows_p; r0 += kRowTile) {
+    Vf::R acc[kRowTile];
+    #pragma GCC unroll 16
+    for (auto& a : acc) a = Vf::zero();
+    for (int64_t c = 0; c < d; c += W) {
+      const Vf::R kv = Vf::loadn(key + c, lanes_left<Vf>(c, d));
       #pragma GCC unroll 16
-      for (auto& a : acc) a = Vf::zero();
-      for (int64_t c = 0; c < d; c += W) {
-        const Vf::R kv = Vf::loadn(kj + c, lanes_left<Vf>(c, d));
-        #pragma GCC unroll 16
-        for (int64_t r = 0; r < kRowTile; ++r) acc[r] = Vf::fma(Vf::load(q + (r0 + r) * dp + c), kv, acc[r]);
-      }
-      #pragma GCC unroll 16
-      for (int64_t r = 0; r < kRowTile; ++r) s[(r0 + r) * kKeyBlock + j] = Vf::sum(acc[r]);
+      for (int64_t r = 0; r < kRowTile; ++r) acc[r] = Vf::fma(Vf::load(q + (r0 + r) * dp + c), kv, acc[r]);
     }
+    #pragma GCC unroll 16
+    for (int64_t r = 0; r < kRowTile; ++r) s[(r0 + r) * kKeyBlock] = Vf::sum(acc[r]);
   }
 }
 
@@ -282,39 +284,61 @@ void attention_rows(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t i0, 
   }
 }
 
+// The keys [j0, j1) of decode sequence b for every key/value head, into one part per head
+// (attention_part_floats each, head after head). The cache is walked in its own order, token by
+// token with every head's row of a token together, so that it streams from memory.
 template <class T>
-void attention_decode_part(const DecodeArgs& a, int64_t b, int64_t kvh, int64_t j0, int64_t j1, float* part,
-                           float* scratch) {
+void attention_decode_part(const DecodeArgs& a, int64_t b, int64_t j0, int64_t j1, float* part, float* scratch) {
   const int64_t group = a.heads / a.kv_heads, d = a.head_dim, dp = attention_padded_dim(d);
-  const int64_t rows_p = attention_padded_rows(group);
-  float* q = scratch;
-  float* s = q + rows_p * dp;
-  float* o = part;
-  float* m = o + rows_p * dp;
-  float* l = m + rows_p;
-  const T* qs = static_cast<const T*>(a.q) + (b * a.heads + kvh * group) * d;
-  for (int64_t r = 0; r < rows_p; ++r) {
-    if (r < group) {
-      pack_row(qs + r * d, d, static_cast<float>(a.scale), dp, q + r * dp);
-    } else {
-      std::fill(q + r * dp, q + (r + 1) * dp, 0.0f);
+  const int64_t rows_p = attention_padded_rows(group), part_size = attention_part_floats(group, d);
+  const int64_t head_rows = rows_p * dp;
+  float* q = scratch;                          // [kv_heads][rows_p][dp]
+  float* s = q + a.kv_heads * head_rows;       // [kv_heads][rows_p][kKeyBlock]
+  const T* qs = static_cast<const T*>(a.q) + b * a.heads * d;
+  for (int64_t kvh = 0; kvh < a.kv_heads; ++kvh) {
+    for (int64_t r = 0; r < rows_p; ++r) {
+      float* row = q + kvh * head_rows + r * dp;
+      if (r < group) {
+        pack_row(qs + (kvh * group + r) * d, d, static_cast<float>(a.scale), dp, row);
+      } else {
+        std::fill(row, row + dp, 0.0f);
+      }
     }
+    float* o = part + kvh * part_size;
+    std::fill(o, o + head_rows, 0.0f);
+    std::fill(o + head_rows, o + head_rows + rows_p, kNegInf);
+    std::fill(o + head_rows + rows_p, o + head_rows + 2 * rows_p, 0.0f);
   }
-  std::fill(o, o + rows_p * dp, 0.0f);
-  std::fill(m, m + rows_p, kNegInf);
-  std::fill(l, l + rows_p, 0.0f);
   const T* ks = static_cast<const T*>(a.k);
   const T* vs = static_cast<const T*>(a.v);
-  const int64_t ld = a.kv_heads * d;
+  const int64_t token = a.kv_heads * d;
   for (int64_t j = j0; j < j1;) {
     const int64_t slot = j % a.block_size;
     const int64_t page = a.block_table != nullptr ? a.block_table[b * a.max_blocks + j / a.block_size] : b;
     const int64_t n = std::min({kKeyBlock, j1 - j, a.block_size - slot});
-    const int64_t offset = ((page * a.block_size + slot) * a.kv_heads + kvh) * d;
-    score_direct(q, rows_p, ks + offset, ld, n, d, dp, s);
-    softmax_block(s, rows_p, static_cast<float>(a.softcap), [n](int64_t) { return std::pair<int64_t, int64_t>{0, n}; },
-                  m, l, o, dp);
-    accumulate_values(s, rows_p, n, vs + offset, ld, d, o, dp);
+    const int64_t offset = (page * a.block_size + slot) * token;
+    for (int64_t i = 0; i < n; ++i) {
+      // Fetched ahead: the keys a few tokens on, and this token's values, which the value pass
+      // reads head by head, out of the order prefetchers follow.
+      const T* ahead = ks + offset + std::min(i + kPrefetchTokens, n - 1) * token;
+      const T* values = vs + offset + i * token;
+      for (int64_t e = 0; e < token; e += kLineElements<T>) {
+        __builtin_prefetch(ahead + e);
+        __builtin_prefetch(values + e);
+      }
+      for (int64_t kvh = 0; kvh < a.kv_heads; ++kvh) {
+        score_key(q + kvh * head_rows, rows_p, ks + offset + i * token + kvh * d, d, dp,
+                  s + kvh * rows_p * kKeyBlock + i);
+      }
+    }
+    for (int64_t kvh = 0; kvh < a.kv_heads; ++kvh) {
+      float* o = part + kvh * part_size;
+      float* sk = s + kvh * rows_p * kKeyBlock;
+      softmax_block(sk, rows_p, static_cast<float>(a.softcap),
+                    [n](int64_t) { return std::pair<int64_t, int64_t>{0, n}; }, o + head_rows, o + head_rows + rows_p, o,
+                    dp);
+      accumulate_values(sk, rows_p, n, vs + offset + kvh * d, token, d, o, dp);
+    }
     j += n;
   }
 }
@@ -329,10 +353,9 @@ void attention_rows_kernel(DType dtype, const AttentionArgs& args, int64_t b, in
   with_float_type("attention", dtype, [&]<class T>() { attention_rows<T>(args, b, kvh, i0, i1, kt, v, scratch); });
 }
 
-void attention_decode_part_kernel(DType dtype, const DecodeArgs& args, int64_t b, int64_t kvh, int64_t j0, int64_t j1,
-                                  float* part, float* scratch) {
-  with_float_type("attention_decode", dtype,
-                  [&]<class T>() { attention_decode_part<T>(args, b, kvh, j0, j1, part, scratch); });
+void attention_decode_part_kernel(DType dtype, const DecodeArgs& args, int64_t b, int64_t j0, int64_t j1, float* part,
+                                  float* scratch) {
+  with_float_type("attention_decode", dtype, [&]<class T>() { attention_decode_part<T>(args, b, j0, j1, part, scratch); });
 }
 
 }  // namespace
