@@ -1,6 +1,9 @@
 // `tileops run`, `tileops bench` and `tileops ops`: success and failure paths.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
@@ -113,4 +116,27 @@ TEST_CASE("tileops ops lists every op with its interfaces and the cpu plugin's k
   CHECK(text.status == 0);
   CHECK(text.out.find("interface gemm") != std::string::npos);
   CHECK(run_command(cli() + " ops NoSuchFwdOp 2>&1").status == 2);
+}
+
+TEST_CASE("tileops bench --svg draws each row under the two ceilings, labelled by op, case and kernel") {
+  tileops::test::TempDir dir;
+  const auto svg_path = dir.path() / "roof.svg";
+  const auto r = run_command(cli() + " bench SiluAndMulFwdOp --cap 16 -r 1 --peak-gbps 10 --peak-gflops 100 --svg " +
+                             svg_path.string() + " > /dev/null 2>&1");
+  REQUIRE(r.status == 0);
+  std::ifstream in(svg_path);
+  const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(svg.rfind("<svg ", 0) == 0);
+  CHECK(svg.find("class=\"roof\"") != std::string::npos);
+  CHECK(svg.find("100 GFLOP/s") != std::string::npos);
+  CHECK(svg.find("10 GB/s, cpu") != std::string::npos);
+  const auto rows = [&] {
+    int n = 0;
+    for (auto at = svg.find("class=\"row\""); at != std::string::npos; at = svg.find("class=\"row\"", at + 1)) ++n;
+    return n;
+  }();
+  CHECK(rows >= 1);
+  CHECK(svg.find("SiluAndMulFwdOp ") != std::string::npos);
+  CHECK(svg.find("cpu_silu_and_mul") != std::string::npos);
+  CHECK(run_command(cli() + " bench SiluAndMulFwdOp --cap 16 --svg /nonexistent/dir/roof.svg > /dev/null 2>&1").status == 2);
 }

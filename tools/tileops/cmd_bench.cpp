@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <csignal>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <limits>
@@ -24,6 +25,7 @@
 #include "op_inputs.hpp"
 #include "json/op_report.hpp"
 #include "op_report.hpp"
+#include "roofline_svg.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/extend/device_runtime.hpp"
@@ -184,12 +186,13 @@ int run_bench(const std::vector<std::string>& args) {
       ("peak-gbps", po::value<double>(), "peak memory bandwidth for the roofline (default: measured)")
       ("peak-gflops", po::value<double>(), "peak FLOP rate for the roofline (default: measured)")
       ("csv", po::value<std::string>(), "also write the table to this CSV file")
+      ("svg", po::value<std::string>(), "also draw the rows as a roofline picture into this SVG file")
       ("json", "print a JSON array instead of the table");
   add_common_options(options);
   po::positional_options_description positional;
   positional.add("op", -1);
   po::variables_map vm;
-  if (!parse_args("bench", "[OP...] [--device D] [--target T] [--cap N] [--csv FILE] [--json]", args, options, vm,
+  if (!parse_args("bench", "[OP...] [--device D] [--target T] [--cap N] [--csv FILE] [--svg FILE] [--json]", args, options, vm,
                   &positional)) {
     return 0;
   }
@@ -226,6 +229,12 @@ int run_bench(const std::vector<std::string>& args) {
   if (vm.count("csv")) {
     csv.emplace(vm["csv"].as<std::string>(), "tileops bench");
     csv->write_row({"op", "case", "ms", "gbps", "gflops", "roofline_fraction", "serving_target", "kernels", "error"});
+  }
+  // Opened before the rows run too, so that an unwritable path fails at once.
+  std::optional<std::ofstream> svg;
+  if (vm.count("svg")) {
+    svg.emplace(vm["svg"].as<std::string>(), std::ios::trunc);
+    if (!*svg) throw UsageError("tileops bench: --svg " + vm["svg"].as<std::string>() + ": cannot be opened for writing");
   }
   const std::optional<std::int64_t> cap = vm.count("cap") ? std::optional(vm["cap"].as<std::int64_t>()) : std::nullopt;
   if (cap && *cap <= 0) throw UsageError("tileops bench: --cap must be positive");
@@ -289,6 +298,10 @@ int run_bench(const std::vector<std::string>& args) {
               << "\n";
   }
   if (csv) csv->close();
+  if (svg) {
+    *svg << roofline_svg(rows, peaks.bytes_per_second / 1e9, peaks.flops_per_second / 1e9, device.str());
+    if (!svg->flush()) throw UsageError("tileops bench: --svg " + vm["svg"].as<std::string>() + ": cannot be written");
+  }
   if (interrupt.requested()) {
     std::cerr << "tileops bench: interrupted; " << rows.size() << " of " << cases.size() << " row(s) done\n";
     return 130;
