@@ -216,6 +216,11 @@ Tensor import_tensor(Managed* managed, bool read_only) {
     throw ValueError("from_dlpack: byte_offset " + std::to_string(t.byte_offset) + " and the " + std::to_string(extent) +
                      " bytes the shape and strides span run past the end of the address space");
   }
+  constexpr auto kMaxSpan = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (t.byte_offset > kMaxSpan || extent > kMaxSpan - t.byte_offset) {
+    throw ValueError("from_dlpack: byte_offset " + std::to_string(t.byte_offset) + " plus the " + std::to_string(extent) +
+                     " bytes the shape and strides span is 2^63 or more; expected them to stay below 2^63");
+  }
   const std::uintptr_t first = address + static_cast<std::uintptr_t>(t.byte_offset);
   if (extent > 0 && first % elem != 0) {
     throw ValueError("from_dlpack: the first element (data + byte_offset " + std::to_string(t.byte_offset) +
@@ -283,6 +288,11 @@ Tensor from_dlpack(DLManagedTensorVersioned* managed) {
 }
 
 DLManagedTensor* to_dlpack(const Tensor& tensor) {
+  // DLPack 0.x has no read-only flag: a consumer, or an import of it, would write the memory.
+  if (tensor.defined() && tensor.storage() && tensor.storage()->read_only()) {
+    throw TypeError("to_dlpack: the tensor is read-only, and DLPack 0.x cannot say so; export it with "
+                    "to_dlpack_versioned, which carries the read-only flag, or copy it first");
+  }
   return &export_context<DLManagedTensor>(tensor, "to_dlpack", false).release()->managed;
 }
 

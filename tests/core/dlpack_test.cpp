@@ -237,6 +237,11 @@ TEST_CASE("from_dlpack refuses a byte_offset that overflows or misaligns the fir
   expect_refused<ValueError>(managed, deletions, "run past the end of the address space");
   managed->dl_tensor.byte_offset = std::numeric_limits<std::uint64_t>::max() - 47;
   expect_refused<ValueError>(managed, deletions, "run past the end of the address space");
+  // Inside the address space, but offset and span reach 2^63 (the first read would fault).
+  managed->dl_tensor.byte_offset = std::uint64_t{1} << 63;
+  expect_refused<ValueError>(managed, deletions, "is 2^63 or more; expected them to stay below 2^63");
+  managed->dl_tensor.byte_offset = (std::uint64_t{1} << 63) - 32;
+  expect_refused<ValueError>(managed, deletions, "plus the 48 bytes the shape and strides span is 2^63 or more");
   managed->dl_tensor.byte_offset = 2;
   expect_refused<ValueError>(managed, deletions, "is not aligned to the element size 4");
   managed->dl_tensor.byte_offset = 0;
@@ -308,4 +313,14 @@ TEST_CASE("a producer without a deleter is accepted and nothing is called") {
   CHECK(deletions == 0);
   deleter(managed);
   CHECK(deletions == 1);
+}
+
+TEST_CASE("a read-only tensor is never exported as DLPack 0.x, which cannot carry the flag") {
+  Tensor t = Tensor::empty({4}, DType::float32);
+  t.storage()->set_read_only();
+  CHECK_THROWS_WITH_AS(to_dlpack(t), doctest::Contains("to_dlpack: the tensor is read-only, and DLPack 0.x cannot say so"),
+                       TypeError);
+  DLManagedTensorVersioned* versioned = to_dlpack_versioned(t);
+  CHECK((versioned->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
+  versioned->deleter(versioned);
 }

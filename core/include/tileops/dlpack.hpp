@@ -56,8 +56,9 @@ TILEOPS_API Device from_dlpack_device(const DLDevice& device);
 // the first element and `byte_offset` is 0, as PyTorch and CuPy export (some consumers, Debian's
 // libtorch 1.13 among them, ignore byte_offset). The caller owns the result and must call its
 // deleter exactly once; until then the storage stays alive even if every Tensor handle is
-// dropped. Throws TypeError for meta tensors, for device types DLPack has no code for, and for
-// bool tensors (no DLPack 0.x code; use to_dlpack_versioned, or convert to uint8).
+// dropped. Throws TypeError for meta tensors, for device types DLPack has no code for, for
+// bool tensors (no DLPack 0.x code; use to_dlpack_versioned, or convert to uint8) and for
+// read-only tensors (DLPack 0.x has no read-only flag; to_dlpack_versioned carries it).
 TILEOPS_API DLManagedTensor* to_dlpack(const Tensor& tensor);
 
 // Version negotiation and export as DLPack 1.x: `consumer_max` is the newest version the
