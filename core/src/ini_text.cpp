@@ -2,6 +2,7 @@
 
 #include <map>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 namespace tileops {
@@ -12,6 +13,19 @@ std::string trim(const std::string& s) {
   if (b == std::string::npos) return "";
   const auto e = s.find_last_not_of(" \t\r");
   return s.substr(b, e - b + 1);
+}
+
+// At most 80 characters of `text` for a message, non-printable bytes as '?', and "..." when
+// cut: a malformed line may be megabytes long or binary.
+std::string excerpt(const std::string& text) {
+  constexpr std::size_t kMax = 80;
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    out += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+  }
+  if (text.size() > kMax) out += "...";
+  return out;
 }
 
 std::string unquote(std::string value) {
@@ -26,7 +40,9 @@ std::string unquote(std::string value) {
 IniText read_ini_text(const std::string& text) {
   IniText out;
   std::map<std::pair<std::string, std::string>, int> first_line;
-  std::istringstream in(text);
+  // A UTF-8 byte-order mark, which some editors write, is not part of the first line.
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  std::istringstream in(text.starts_with(kByteOrderMark) ? text.substr(kByteOrderMark.size()) : text);
   std::string raw;
   std::string section;
   for (int line = 1; std::getline(in, raw); ++line) {
@@ -34,7 +50,7 @@ IniText read_ini_text(const std::string& text) {
     if (content.empty() || content.front() == '#' || content.front() == ';') continue;
     if (content.front() == '[') {
       if (content.back() != ']') {
-        out.problems.push_back({line, "", "malformed section header '" + content + "': expected '[name]'"});
+        out.problems.push_back({line, "", "malformed section header '" + excerpt(content) + "': expected '[name]'"});
         return out;
       }
       section = trim(content.substr(1, content.size() - 2));
@@ -44,7 +60,7 @@ IniText read_ini_text(const std::string& text) {
     const auto eq = entry.find('=');
     const std::string key = eq == std::string::npos ? "" : trim(entry.substr(0, eq));
     if (key.empty()) {
-      out.problems.push_back({line, "", "malformed line '" + content + "': expected 'key = value'"});
+      out.problems.push_back({line, "", "malformed line '" + excerpt(content) + "': expected 'key = value'"});
       return out;
     }
     const auto [it, fresh] = first_line.try_emplace({section, key}, line);

@@ -73,3 +73,25 @@ TEST_CASE("set_config after the backends loaded applies fully or fails naming th
   CHECK(config().log_level == "error");
   CHECK(default_target() == "builtin");
 }
+
+TEST_CASE("INI: a UTF-8 byte-order mark before the first line is not part of it") {
+  test::TempDir dir;
+  const Config c = parse_config_file(dir.write("bom.conf", "\xEF\xBB\xBF[tileops]\nlog_level = error\n"));
+  CHECK(c.log_level == "error");
+}
+
+TEST_CASE("INI: a malformed line is quoted as a short printable excerpt, however long or binary") {
+  test::TempDir dir;
+  const std::string huge(2'000'000, 'x');
+  try {
+    parse_config_file(dir.write("long.conf", huge + "\n"));
+    FAIL("a malformed line was accepted");
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("long.conf:1: malformed line '" + std::string(80, 'x') + "...': expected 'key = value'") !=
+          std::string::npos);
+    CHECK(what.size() < 400);
+  }
+  CHECK_THROWS_WITH_AS(parse_config_file(dir.write("binary.conf", std::string("ab\x01\x02", 4) + std::string(1, '\0') + "cd\n")),
+                       doctest::Contains("malformed line 'ab???cd'"), ConfigError);
+}
