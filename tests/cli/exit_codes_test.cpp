@@ -63,3 +63,19 @@ TEST_CASE("the demos and the op generator print their usage on stdout for --help
     CHECK(run_command(std::string(TILEOPS_BIN_DIR) + "/" + program + " --colour >/dev/null 2>&1").status == 2);
   }
 }
+
+TEST_CASE("a parameter or input given twice, and a non-finite number, are usage errors") {
+  const auto twice = run_command(std::string(TILEOPS_CLI_PATH) +
+                                 " run RMSNormFwdOp -p normalized_shape=[64] -i x=[4,64] -i x=[8,64] 2>&1");
+  CHECK(twice.status == 2);
+  CHECK(twice.out.find("--input x is given twice; give each input once") != std::string::npos);
+  const auto param = run_command(std::string(TILEOPS_CLI_PATH) +
+                                 " run RMSNormFwdOp -p normalized_shape=[64] -p normalized_shape=[32] -i x=[4,64] 2>&1");
+  CHECK(param.status == 2);
+  CHECK(param.out.find("--param normalized_shape is given twice") != std::string::npos);
+  const auto inf = run_command(std::string(TILEOPS_CLI_PATH) +
+                               " run RMSNormFwdOp -p normalized_shape=[64] -p eps=inf -i x=[4,64] 2>&1");
+  CHECK(inf.status == 2);
+  CHECK(inf.out.find("parameter 'eps' of type") != std::string::npos);
+  CHECK(inf.out.find("cannot take the value 'inf'") != std::string::npos);
+}

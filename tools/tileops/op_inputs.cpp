@@ -29,11 +29,12 @@ std::optional<std::int64_t> parse_int(const std::string& text) {
   return std::nullopt;
 }
 
+// A finite decimal: inf and nan are refused (no parameter means them, and JSON cannot hold them).
 std::optional<double> parse_float(const std::string& text) {
   try {
     std::size_t used = 0;
     const double v = std::stod(text, &used);
-    if (used == text.size()) return v;
+    if (used == text.size() && std::isfinite(v)) return v;
   } catch (const std::exception&) {
   }
   return std::nullopt;
@@ -132,7 +133,9 @@ ParamMap parse_params(const SignaturePlan& plan, const std::vector<std::string>&
   for (const std::string& a : assignments) {
     const auto eq = a.find('=');
     if (eq == std::string::npos) throw UsageError("--param '" + a + "' is not NAME=VALUE");
-    params.set(trim(a.substr(0, eq)), parse_param(plan, trim(a.substr(0, eq)), a.substr(eq + 1)));
+    const std::string name = trim(a.substr(0, eq));
+    if (params.contains(name)) throw UsageError("--param " + name + " is given twice; give each parameter once");
+    params.set(name, parse_param(plan, name, a.substr(eq + 1)));
   }
   return params;
 }
@@ -166,6 +169,9 @@ std::vector<std::optional<TensorSpec>> parse_inputs(const SignaturePlan& plan,
       } catch (const ValueError& e) {
         throw UsageError(e.what());
       }
+    }
+    if (specs[static_cast<std::size_t>(index)]) {
+      throw UsageError("--input " + name + " is given twice; give each input once");
     }
     specs[static_cast<std::size_t>(index)] = spec;
   }
