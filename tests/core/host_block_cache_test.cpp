@@ -1,5 +1,10 @@
 #include <doctest/doctest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <fstream>
+#include <new>
 #include <vector>
 
 #include "runtime/host_block_cache.hpp"
@@ -56,4 +61,46 @@ TEST_CASE("each shard of the small tier keeps at most its byte bound") {
   for (std::size_t i = 0; i < HostBlockCache::kShardSmallBytes / block + 4; ++i) blocks.push_back(cache.allocate(block, 64));
   for (void* p : blocks) cache.deallocate(p, block, 64);
   CHECK(cache.cached_small_bytes() == HostBlockCache::kShardSmallBytes);
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TILEOPS_TEST_UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TILEOPS_TEST_UNDER_SANITIZER 1
+#endif
+#endif
+
+TEST_CASE("when the system has no memory for a block, the cache gives its kept blocks back and tries again") {
+#ifdef TILEOPS_TEST_UNDER_SANITIZER
+  MESSAGE("skipped: an address-space limit cannot hold a sanitizer's shadow memory");
+#else
+  // In a child process limited to about 2.5 GiB more address space than it has: six 1 GiB
+  // blocks of different sizes, each freed (and kept) before the next is asked for.
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::ifstream status("/proc/self/statm");
+    std::size_t pages = 0;
+    status >> pages;
+    const rlim_t limit = pages * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (rlim_t{5} << 29);
+    const rlimit bound{limit, limit};
+    if (setrlimit(RLIMIT_AS, &bound) != 0) _exit(2);
+    tileops::HostBlockCache cache(std::size_t{8} << 30);
+    for (std::size_t i = 0; i < 6; ++i) {
+      const std::size_t nbytes = (std::size_t{1} << 30) + i * (std::size_t{1} << 20);
+      try {
+        void* p = cache.allocate(nbytes, 64);
+        cache.deallocate(p, nbytes, 64);
+      } catch (const std::bad_alloc&) {
+        _exit(1);
+      }
+    }
+    _exit(0);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+#endif
 }

@@ -52,9 +52,7 @@ void* HostBlockCache::allocate(std::size_t nbytes, std::size_t alignment) {
       }
     }
     // Class sizes are powers of two of at least the alignment, so they are multiples of it.
-    void* p = std::aligned_alloc(std::max(alignment, kSmallestClass), size);
-    if (p == nullptr) throw std::bad_alloc();
-    return p;
+    return fresh(std::max(alignment, kSmallestClass), size);
   }
   const std::size_t size = (rounded(nbytes) + alignment - 1) / alignment * alignment;
   if (size >= kMinCachedBytes) {
@@ -67,9 +65,34 @@ void* HostBlockCache::allocate(std::size_t nbytes, std::size_t alignment) {
       return p;
     }
   }
-  void* p = std::aligned_alloc(alignment, size);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
+  return fresh(alignment, size);
+}
+
+void* HostBlockCache::fresh(std::size_t alignment, std::size_t size) {
+  if (void* p = std::aligned_alloc(alignment, size)) return p;
+  // The blocks kept for reuse may be what the system lacks: give them back and try once more.
+  release();
+  if (void* p = std::aligned_alloc(alignment, size)) return p;
+  throw std::bad_alloc();
+}
+
+void HostBlockCache::release() noexcept {
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [size, blocks] : free_) {
+      for (void* p : blocks) std::free(p);
+      blocks.clear();
+    }
+    cached_ = 0;
+  }
+  shards_.for_each([](Shard& shard) {
+    std::lock_guard guard(shard.lock);
+    for (auto& blocks : shard.free) {
+      for (void* p : blocks) std::free(p);
+      blocks.clear();
+    }
+    shard.bytes = 0;
+  });
 }
 
 void HostBlockCache::deallocate(void* ptr, std::size_t nbytes, std::size_t alignment) noexcept {

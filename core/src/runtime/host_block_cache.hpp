@@ -44,16 +44,20 @@ class TILEOPS_API HostBlockCache {
   static constexpr std::size_t kMaxBytes = std::numeric_limits<std::ptrdiff_t>::max();
 
   // `nbytes` (> 0) aligned to `alignment` (a power of two dividing 64 KiB); throws
-  // std::bad_alloc when nbytes exceeds kMaxBytes or the system has no memory. `deallocate`
-  // takes the same `nbytes` and `alignment`.
+  // std::bad_alloc when nbytes exceeds kMaxBytes or the system has no memory even after every
+  // kept block was given back (release()). `deallocate` takes the same `nbytes` and `alignment`.
   void* allocate(std::size_t nbytes, std::size_t alignment);
   void deallocate(void* ptr, std::size_t nbytes, std::size_t alignment) noexcept;
 
   // Bytes kept in freed blocks of each tier.
   std::size_t cached_bytes() const;
   std::size_t cached_small_bytes() const;
+  // Gives every kept block back to the system.
+  void release() noexcept;
 
  private:
+  // A block from the system; on failure, release() and one more try.
+  void* fresh(std::size_t alignment, std::size_t size);
   static constexpr unsigned kShardBits = 3;
   static constexpr std::size_t kClasses = 11;  // 64 B to 64 KiB
 
