@@ -56,6 +56,26 @@ std::string value_type(const std::vector<std::string>& kinds) {
   return v + ">";
 }
 
+// `text` as a C++ string literal: quotes, backslashes and control characters escaped (octal, so
+// that no following digit can extend an escape).
+std::string string_literal(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7f) {
+      const char octal[] = {'\\', static_cast<char>('0' + (u >> 6)), static_cast<char>('0' + ((u >> 3) & 7)),
+                            static_cast<char>('0' + (u & 7)), '\0'};
+      out += octal;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 std::string scalar_default(const std::vector<std::string>& kinds, const YAML::Node& node) {
   const std::string text = node.Scalar();
   if (std::all_of(kinds.begin(), kinds.end(), is_dtype)) return "DType::" + text;
@@ -68,8 +88,8 @@ std::string scalar_default(const std::vector<std::string>& kinds, const YAML::No
   if (has_float && (integral || text.find_first_not_of("+-0123456789.eE") == std::string::npos)) {
     return integral ? text + ".0" : text;
   }
-  if (std::find(kinds.begin(), kinds.end(), "device") != kinds.end()) return "Device::parse(\"" + text + "\")";
-  if (std::find(kinds.begin(), kinds.end(), "str") != kinds.end()) return "std::string(\"" + text + "\")";
+  if (std::find(kinds.begin(), kinds.end(), "device") != kinds.end()) return "Device::parse(" + string_literal(text) + ")";
+  if (std::find(kinds.begin(), kinds.end(), "str") != kinds.end()) return "std::string(" + string_literal(text) + ")";
   throw std::runtime_error("default '" + text + "' does not fit its parameter's type");
 }
 

@@ -1,6 +1,8 @@
 #include "op_model.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <set>
 #include <stdexcept>
 
 #include "cpp_type.hpp"
@@ -75,6 +77,35 @@ std::vector<std::string> signature_lines(const YAML::Node& sig) {
   return lines;
 }
 
+// C++ keywords and the names the generated code gives members of its own: a parameter,
+// input or output named like one would make a header that does not compile.
+const std::set<std::string, std::less<>> kTakenNames = {
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+    "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+    "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+    "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+    "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+    "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+    "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+    "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+    // the op's constructor and call take these beside the manifest's names
+    "target", "out", "params", "args"};
+
+// Refuses a signature name the generated C++ cannot use, naming what it is.
+const std::string& usable_name(const std::string& name, const char* what) {
+  const bool identifier = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+                          std::all_of(name.begin(), name.end(), [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                          });
+  if (!identifier) throw std::runtime_error(std::string(what) + " '" + name + "' is not a C++ identifier");
+  if (kTakenNames.contains(name)) {
+    throw std::runtime_error(std::string(what) + " '" + name +
+                             "' is a C++ keyword or a name the generated op class uses itself; rename it");
+  }
+  return name;
+}
+
 OpModel read_op(const std::string& name, const YAML::Node& node, const std::string& stem) {
   OpModel op;
   op.name = name;
@@ -84,9 +115,15 @@ OpModel read_op(const std::string& name, const YAML::Node& node, const std::stri
   op.ref_api = str(node, "ref_api");
   const YAML::Node sig = node["signature"];
   if (sig) {
-    for (const auto& kv : sig["params"]) op.params.push_back(param(kv.first.as<std::string>(), kv.second));
-    for (const auto& kv : sig["inputs"]) op.inputs.push_back(tensor(kv.first.as<std::string>(), kv.second));
-    for (const auto& kv : sig["outputs"]) op.outputs.push_back(tensor(kv.first.as<std::string>(), kv.second));
+    for (const auto& kv : sig["params"]) {
+      op.params.push_back(param(usable_name(kv.first.as<std::string>(), "parameter"), kv.second));
+    }
+    for (const auto& kv : sig["inputs"]) {
+      op.inputs.push_back(tensor(usable_name(kv.first.as<std::string>(), "input"), kv.second));
+    }
+    for (const auto& kv : sig["outputs"]) {
+      op.outputs.push_back(tensor(usable_name(kv.first.as<std::string>(), "output"), kv.second));
+    }
     op.signature_lines = signature_lines(sig);
   }
   for (const auto& row : node["workloads"]) op.workload_lines.push_back(flow(row));
