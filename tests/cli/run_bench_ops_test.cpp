@@ -140,3 +140,42 @@ TEST_CASE("tileops bench --svg draws each row under the two ceilings, labelled b
   CHECK(svg.find("cpu_silu_and_mul") != std::string::npos);
   CHECK(run_command(cli() + " bench SiluAndMulFwdOp --cap 16 --svg /nonexistent/dir/roof.svg > /dev/null 2>&1").status == 2);
 }
+
+TEST_CASE("tileops ops --json lists each op's workload cases: id, label, parameters, input shapes, dtypes and index ranges") {
+  const auto r = run_command(cli() + " ops --json GroupedQueryAttentionPagedDecodeFwdOp");
+  REQUIRE(r.status == 0);
+  const auto rows = nlohmann::json::parse(r.out)[0].at("workloads");
+  REQUIRE(rows.size() == 6);
+  const auto& first = rows[0];
+  CHECK(first.at("id") == "llama3-8b-b32-4k-p16-bfloat16");
+  CHECK(first.at("label") == "llama3-8b-b32-4k-p16");
+  CHECK(first.at("params").empty());
+  const auto& inputs = first.at("inputs");
+  REQUIRE(inputs.size() == 5);
+  CHECK(inputs[1].at("name") == "k_pages");
+  CHECK(inputs[1].at("shape") == nlohmann::json::array({8192, 16, 8, 128}));
+  CHECK(inputs[1].at("dtype") == "bfloat16");
+  CHECK_FALSE(inputs[1].contains("range"));
+  CHECK(inputs[3].at("name") == "block_table");
+  CHECK(inputs[3].at("range") == nlohmann::json::array({0, 8191}));
+  CHECK(inputs[4].at("range") == nlohmann::json::array({0, 4096}));
+  const auto rope = nlohmann::json::parse(run_command(cli() + " ops --json RopeFwdOp").out)[0].at("workloads");
+  CHECK(rope[0].at("params").at("theta") == 500000.0);
+}
+
+TEST_CASE("tileops run --workload ID --cap N scales the row as bench --cap does and checks it") {
+  const auto r = run_command(cli() + " run GroupedQueryAttentionPagedDecodeFwdOp --workload llama3-8b-b32-4k-p16-bfloat16 "
+                                     "--cap 24 --check --json -r 1");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("last_call").at("tensors").at("k_pages").at("shape") == nlohmann::json::array({24, 16, 8, 24}));
+  CHECK(j.at("last_call").at("tensors").at("block_table").at("shape") == nlohmann::json::array({24, 24}));
+  CHECK(j.at("kernels")[0].at("key") == "cpu_gqa_paged_decode");
+  CHECK(j.at("check").at("ok") == true);
+  const auto no_row = run_command(cli() + " run GemmFwdOp --cap 8 2>&1");
+  CHECK(no_row.status == 2);
+  CHECK(no_row.out.find("--cap scales a --workload row") != std::string::npos);
+  const auto bad_cap = run_command(cli() + " run GemmFwdOp --workload llama-8b-qkv-decode --cap 0 2>&1");
+  CHECK(bad_cap.status == 2);
+  CHECK(bad_cap.out.find("--cap must be positive, got 0") != std::string::npos);
+}

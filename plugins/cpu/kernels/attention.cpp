@@ -121,28 +121,26 @@ void attention(DType dtype, const AttentionArgs& args) {
   const KernelTable& kernels = active_kernels();
   const int64_t scratch_floats = attention_rows_scratch(block * group, args.head_dim);
   // Each key/value head's keys and values are packed once per sequence, then every query block
-  // reads them. The buffer stays with the calling thread for its next call.
-  // (Tasks reach it through `packs`: in a worker, the name would be the worker's own buffer.)
+  // of its group reads them. The buffer stays with the calling thread for its next call; tasks
+  // reach it through `packed_kv` (in a worker, the name would be the worker's own buffer).
   thread_local std::vector<float> pack;
-  pack.resize(static_cast<std::size_t>(checked_product(kName, args.kv_heads, packed)));
-  float* const packs = pack.data();
+  pack.resize(static_cast<std::size_t>(packed));
+  float* const packed_kv = pack.data();
   for (int64_t b = 0; b < args.batch; ++b) {
-    run_tasks(args.kv_heads * key_blocks, [&](int64_t task) {
-      const int64_t kvh = task / key_blocks, kb = task % key_blocks;
-      float* base = packs + kvh * packed;
-      kernels.attention_pack(dtype, args, b, kvh, kb, kb + 1, base, base + packed / 2);
-    });
-    // Later query blocks see more keys under a causal mask: they go first, so that the short
-    // ones fill in at the end.
-    run_tasks(args.kv_heads * blocks, [&](int64_t task) {
-      thread_local std::vector<float> scratch;
-      scratch.resize(static_cast<std::size_t>(scratch_floats));
-      const int64_t qb = blocks - 1 - task % blocks, kvh = task / blocks;
-      const int64_t i0 = qb * block;
-      const float* base = packs + kvh * packed;
-      kernels.attention_rows(dtype, args, b, kvh, i0, std::min(args.q_len, i0 + block), base, base + packed / 2,
-                             scratch.data());
-    });
+    for (int64_t kvh = 0; kvh < args.kv_heads; ++kvh) {
+      run_tasks(key_blocks, [&](int64_t kb) {
+        kernels.attention_pack(dtype, args, b, kvh, kb, kb + 1, packed_kv, packed_kv + packed / 2);
+      });
+      // Later query blocks see more keys under a causal mask: they go first, so that the short
+      // ones fill in at the end.
+      run_tasks(blocks, [&](int64_t task) {
+        thread_local std::vector<float> scratch;
+        scratch.resize(static_cast<std::size_t>(scratch_floats));
+        const int64_t i0 = (blocks - 1 - task) * block;
+        kernels.attention_rows(dtype, args, b, kvh, i0, std::min(args.q_len, i0 + block), packed_kv,
+                               packed_kv + packed / 2, scratch.data());
+      });
+    }
   }
 }
 
