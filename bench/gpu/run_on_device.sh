@@ -5,13 +5,18 @@
 #   gpu.txt          the GPU and its clocks before the runs
 #   gpu_tests.log    the doctest output of every "GPU: ..." case
 #   embed.log        embed_llama_block --device cuda:0 (the Llama-3.1-8B block, checked)
+#   layer.log        embed_llama_layer --device cuda:0 (the whole decoder layer: prefill, decode
+#                    steps, decode steps replayed from a device graph, checked)
+#   attention.md     the attention kernels against PyTorch's SDPA (attention_vs_torch.py);
+#                    attention.json its figures
 #   gpu_bench.md     the memory-bound op table; gpu_bench.json its figures
 #   block_bench.md   the GEMM and Llama block table; block_bench.json its figures
 #   python_gpu.log   the Python package's GPU tests (tests/python/test_gpu.py: torch.compile of
 #                    every boundary operator, reduce-overhead, dynamic shapes, streams, opcheck)
 #   python_bench.md  host time per call from Python and the Llama block under torch.compile;
 #                    python_bench.json its figures
-# --tests-only stops after the tests, the main job and the Python GPU tests. About five minutes
+# --tests-only stops after the tests, the main jobs and the Python GPU tests; --attention runs
+# only the attention tests, the decoder layer and the attention table. About five minutes
 # on an H200, and a few more for the Python GPU tests (each boundary operator compiled cold).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,10 +26,22 @@ export LD_LIBRARY_PATH=$PWD/$dev/sys:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
 status=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$out/gpu.txt" 2>&1
+if [ "${1:-}" = "--attention" ]; then
+  "$dev/bin/tileops_tests" --test-case='GPU*attention*,GPU*decode*,GPU*append*,GPU: every op*' --duration=true \
+    >"$out/gpu_tests.log" 2>&1 || status=1
+  tail -n 25 "$out/gpu_tests.log"
+  "$dev/bin/embed_llama_layer" --device cuda:0 >"$out/layer.log" 2>&1 || status=1
+  tail -n 30 "$out/layer.log"
+  python3 bench/gpu/attention_vs_torch.py "$dev/bin/gpu_attention_bench" --json "$out/attention.json" \
+    --markdown "$out/attention.md" || status=1
+  exit $status
+fi
 "$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
 tail -n 25 "$out/gpu_tests.log"
 "$dev/bin/embed_llama_block" --device cuda:0 >"$out/embed.log" 2>&1 || status=1
 tail -n 8 "$out/embed.log"
+"$dev/bin/embed_llama_layer" --device cuda:0 >"$out/layer.log" 2>&1 || status=1
+tail -n 8 "$out/layer.log"
 # The Python package from the source tree over the packed library.
 export TILEOPS_LIBRARY=$PWD/$dev/lib/libtileops.so.0
 (cd tests/python && PYTHONPATH=$PWD/../../python python3 run.py test_gpu) >"$out/python_gpu.log" 2>&1 || status=1
@@ -34,6 +51,8 @@ if [ "${1:-}" != "--tests-only" ]; then
     --markdown "$out/gpu_bench.md" >/dev/null || status=1
   python3 bench/gpu/compare_torch.py "$dev/bin/gpu_block_bench" --suite block --json "$out/block_bench.json" \
     --markdown "$out/block_bench.md" || status=1
+  python3 bench/gpu/attention_vs_torch.py "$dev/bin/gpu_attention_bench" --json "$out/attention.json" \
+    --markdown "$out/attention.md" || status=1
   PYTHONPATH=$PWD/python python3 bench/python/call_overhead.py --json "$out/python_bench.json" \
     --markdown "$out/python_bench.md" || status=1
 fi

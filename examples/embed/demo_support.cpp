@@ -1,7 +1,11 @@
 #include "demo_support.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
 
+#include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/extend/plugin.hpp"
 #include "tileops/op_class.hpp"
@@ -10,6 +14,33 @@
 namespace demo {
 
 using namespace tileops;
+
+void usage(const CommandLine& cl, const std::string& problem, bool help) {
+  std::ostream& out = help ? std::cout : std::cerr;
+  out << cl.program << ": " << problem << "\n" << cl.usage;
+  std::exit(help ? 0 : 2);
+}
+
+void parse(const CommandLine& cl, int argc, char** argv, CommonOptions& common,
+           const std::function<bool(const std::string&, const std::string&)>& own) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") usage(cl, cl.summary, true);
+    if (i + 1 >= argc) usage(cl, "missing value after " + flag);
+    const std::string value = argv[++i];
+    try {
+      if (flag == "--device") common.device = value;
+      else if (flag == "--target") common.target = value;
+      else if (flag == "--config") common.config = value;
+      else if (flag == "--dtype") common.dtype = parse_dtype(value);
+      else if (!own(flag, value)) usage(cl, "unknown option " + flag);
+    } catch (const std::logic_error&) {
+      usage(cl, "bad value '" + value + "' for " + flag);
+    } catch (const Error& e) {
+      usage(cl, e.what());
+    }
+  }
+}
 
 Tensor random(std::vector<std::int64_t> shape, DType dtype, const Device& device, float scale, std::uint64_t seed) {
   Tensor host = Tensor::empty(shape, DType::float32);

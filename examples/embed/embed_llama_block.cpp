@@ -9,7 +9,6 @@
 //                     [--hidden H] [--intermediate I]
 // Defaults: Llama-3.1-8B (hidden 4096, intermediate 14336), 4 tokens, bfloat16, cpu.
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <string>
 
@@ -27,49 +26,26 @@ using namespace tileops;
 
 namespace {
 
-struct Options {
-  std::string device = "cpu";
-  Target target;
-  std::optional<std::string> config;
+struct Options : demo::CommonOptions {
   std::int64_t tokens = 4;
   std::int64_t hidden = 4096;
   std::int64_t intermediate = 14336;
-  DType dtype = DType::bfloat16;
 };
 
-// Prints the usage with `problem` first and exits: on stdout with status 0 for --help, on
-// stderr with status 2 for a bad command line.
-[[noreturn]] void usage(const std::string& problem, bool help = false) {
-  std::ostream& out = help ? std::cout : std::cerr;
-  out << "embed_llama_block: " << problem << "\n"
-      << "usage: embed_llama_block [--device DEV] [--target NAME|builtin|reference] [--config FILE]\n"
-      << "                         [--tokens N] [--dtype DTYPE] [--hidden H] [--intermediate I]\n";
-  std::exit(help ? 0 : 2);
-}
-
 Options parse(int argc, char** argv) {
+  const demo::CommandLine cl{
+      "embed_llama_block", "runs one Llama-style block",
+      "usage: embed_llama_block [--device DEV] [--target NAME|builtin|reference] [--config FILE]\n"
+      "                         [--tokens N] [--dtype DTYPE] [--hidden H] [--intermediate I]\n"};
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") usage("runs one Llama-style block", true);
-    if (i + 1 >= argc) usage("missing value after " + flag);
-    const std::string value = argv[++i];
-    try {
-      if (flag == "--device") o.device = value;
-      else if (flag == "--target") o.target = value;
-      else if (flag == "--config") o.config = value;
-      else if (flag == "--tokens") o.tokens = std::stoll(value);
-      else if (flag == "--hidden") o.hidden = std::stoll(value);
-      else if (flag == "--intermediate") o.intermediate = std::stoll(value);
-      else if (flag == "--dtype") o.dtype = parse_dtype(value);
-      else usage("unknown option " + flag);
-    } catch (const std::logic_error&) {
-      usage("bad value '" + value + "' for " + flag);
-    } catch (const Error& e) {
-      usage(e.what());
-    }
-  }
-  if (o.tokens <= 0 || o.hidden <= 0 || o.intermediate <= 0) usage("sizes must be positive");
+  demo::parse(cl, argc, argv, o, [&](const std::string& flag, const std::string& value) {
+    if (flag == "--tokens") o.tokens = std::stoll(value);
+    else if (flag == "--hidden") o.hidden = std::stoll(value);
+    else if (flag == "--intermediate") o.intermediate = std::stoll(value);
+    else return false;
+    return true;
+  });
+  if (o.tokens <= 0 || o.hidden <= 0 || o.intermediate <= 0) demo::usage(cl, "sizes must be positive");
   return o;
 }
 

@@ -19,6 +19,7 @@
 
 #include "demo_support.hpp"
 #include "tileops/config.hpp"
+#include "tileops/device_graph.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/extend/device_runtime.hpp"
@@ -36,52 +37,29 @@ using namespace tileops;
 
 namespace {
 
-struct Options {
-  std::string device = "cpu";
-  Target target;
-  std::optional<std::string> config;
+struct Options : demo::CommonOptions {
   std::int64_t prompt = 16;
   std::int64_t steps = 8;
-  DType dtype = DType::bfloat16;
 };
 
 // Llama-3.1-8B.
 constexpr std::int64_t kHidden = 4096, kHeads = 32, kKvHeads = 8, kHeadDim = 128, kIntermediate = 14336;
 constexpr double kRopeTheta = 500000.0, kNormEps = 1e-5;
 
-// Prints the usage with `problem` first and exits: on stdout with status 0 for --help, on
-// stderr with status 2 for a bad command line.
-[[noreturn]] void usage(const std::string& problem, bool help = false) {
-  std::ostream& out = help ? std::cout : std::cerr;
-  out << "embed_llama_layer: " << problem << "\n"
-      << "usage: embed_llama_layer [--device DEV] [--target NAME|builtin|reference] [--config FILE]\n"
-      << "                         [--prompt N] [--steps M] [--dtype DTYPE]\n";
-  std::exit(help ? 0 : 2);
-}
-
 Options parse(int argc, char** argv) {
+  const demo::CommandLine cl{
+      "embed_llama_layer", "runs one Llama decoder layer: a prefill, then decode steps",
+      "usage: embed_llama_layer [--device DEV] [--target NAME|builtin|reference] [--config FILE]\n"
+      "                         [--prompt N] [--steps M] [--dtype DTYPE]\n"};
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") usage("runs one Llama decoder layer: a prefill, then decode steps", true);
-    if (i + 1 >= argc) usage("missing value after " + flag);
-    const std::string value = argv[++i];
-    try {
-      if (flag == "--device") o.device = value;
-      else if (flag == "--target") o.target = value;
-      else if (flag == "--config") o.config = value;
-      else if (flag == "--prompt") o.prompt = std::stoll(value);
-      else if (flag == "--steps") o.steps = std::stoll(value);
-      else if (flag == "--dtype") o.dtype = parse_dtype(value);
-      else usage("unknown option " + flag);
-    } catch (const std::logic_error&) {
-      usage("bad value '" + value + "' for " + flag);
-    } catch (const Error& e) {
-      usage(e.what());
-    }
-  }
-  if (o.prompt < 1 || o.prompt > 32768) usage("--prompt must be from 1 to 32768 tokens");
-  if (o.steps < 0 || o.steps > 32768) usage("--steps must be from 0 to 32768");
+  demo::parse(cl, argc, argv, o, [&](const std::string& flag, const std::string& value) {
+    if (flag == "--prompt") o.prompt = std::stoll(value);
+    else if (flag == "--steps") o.steps = std::stoll(value);
+    else return false;
+    return true;
+  });
+  if (o.prompt < 1 || o.prompt > 32768) demo::usage(cl, "--prompt must be from 1 to 32768 tokens");
+  if (o.steps < 0 || o.steps > 32768) demo::usage(cl, "--steps must be from 0 to 32768");
   return o;
 }
 
@@ -109,6 +87,25 @@ struct KvCache {
   std::int64_t length = 0;
 };
 
+// What a step reads besides its input, on the device: the new tokens' positions (int64 [T]),
+// the cached length they are appended after (int32 [1]) and the length decode attends over
+// (int32 [1]). A device-graph replay reads them from the same buffers each time.
+struct StepIndices {
+  Tensor positions, cached, seen;
+};
+
+Tensor int_tensor(std::vector<double> values, DType dtype, const Device& device) {
+  const auto n = static_cast<std::int64_t>(values.size());
+  return Tensor::from_doubles(values, {n}, dtype).to(device);
+}
+
+StepIndices indices_for(std::int64_t cached, std::int64_t tokens, const Device& device) {
+  std::vector<double> positions(static_cast<std::size_t>(tokens));
+  for (std::int64_t i = 0; i < tokens; ++i) positions[static_cast<std::size_t>(i)] = static_cast<double>(cached + i);
+  return {int_tensor(positions, DType::int64, device), int_tensor({static_cast<double>(cached)}, DType::int32, device),
+          int_tensor({static_cast<double>(cached + tokens)}, DType::int32, device)};
+}
+
 // The ops of the layer, in the order a step calls them, with the time of each one's last call.
 struct Layer {
   RMSNormFwdOp attn_norm;
@@ -124,6 +121,7 @@ struct Layer {
   AddFwdOp mlp_residual;
   Device device;
   std::map<const Op*, double> seconds;
+  bool timing = true;  // off while a device graph records: timing waits for the device
 
   Layer(const Target& t, const Device& d)
       : attn_norm({kHidden}, kNormEps, t),
@@ -141,6 +139,7 @@ struct Layer {
 
   template <class F>
   auto time(const Op& op, F&& f) {
+    if (!timing) return f();
     decltype(f()) out;
     seconds[&op] = demo::timed(device, [&] { out = f(); });
     return out;
@@ -148,25 +147,20 @@ struct Layer {
 
   // The layer on x [T, hidden], the T tokens after the cache's: a prefill when the cache is
   // empty and T > 1 (causal attention over the new tokens), a decode step when T is 1.
-  Tensor step(const Weights& w, KvCache& cache, const Tensor& x) {
+  Tensor step(const Weights& w, KvCache& cache, const Tensor& x, const StepIndices& at) {
     const std::int64_t t = x.shape()[0], q_width = kHeads * kHeadDim, kv_width = kKvHeads * kHeadDim;
     const Tensor h = time(attn_norm, [&] { return attn_norm(x, w.attn_norm); });
     const Tensor qkv_out = time(qkv, [&] { return qkv(h, w.qkv); });
-    std::vector<double> positions(static_cast<std::size_t>(t));
-    for (std::int64_t i = 0; i < t; ++i) positions[static_cast<std::size_t>(i)] = static_cast<double>(cache.length + i);
-    const Tensor pos = Tensor::from_doubles(positions, {t}, DType::int64).to(device);
     const auto heads = [&](std::int64_t from, std::int64_t width, std::int64_t n) {
       return qkv_out.slice(1, from, from + width).contiguous().view({1, t, n, kHeadDim});
     };
-    const Tensor q = time(rope, [&] { return rope(heads(0, q_width, kHeads), pos); });
-    const Tensor k = rope(heads(q_width, kv_width, kKvHeads), pos);
+    const Tensor q = time(rope, [&] { return rope(heads(0, q_width, kHeads), at.positions); });
+    const Tensor k = rope(heads(q_width, kv_width, kKvHeads), at.positions);
     const Tensor v = heads(q_width + kv_width, kv_width, kKvHeads);
-    const Tensor lengths = Tensor::from_doubles(std::vector<double>{static_cast<double>(cache.length)}, {1}, DType::int32);
-    time(append, [&] { return append(cache.k, cache.v, k, v, lengths.to(device)).k_cache_out; });
+    time(append, [&] { return append(cache.k, cache.v, k, v, at.cached).k_cache_out; });
     Tensor o;
     if (t == 1) {
-      const Tensor seen = Tensor::from_doubles(std::vector<double>{static_cast<double>(cache.length + 1)}, {1}, DType::int32);
-      o = time(decode, [&] { return decode(q.view({1, kHeads, kHeadDim}), cache.k, cache.v, seen.to(device)); });
+      o = time(decode, [&] { return decode(q.view({1, kHeads, kHeadDim}), cache.k, cache.v, at.seen); });
     } else {
       // The cached tokens and the new ones: the first length + T positions of the cache.
       const Tensor keys = cache.k.slice(1, 0, cache.length + t), values = cache.v.slice(1, 0, cache.length + t);
@@ -229,6 +223,38 @@ std::vector<std::string> ops_without_kernels(const Layer& layer, const Device& d
   return missing;
 }
 
+// The decode steps again, each a replay of one device graph that recorded a decode step: a
+// fresh cache is prefilled eagerly, the step is recorded over buffers for its input and
+// indices, and each replay runs after new values are copied into them. Prints the time per
+// replay against the eager steps' and checks that every replay's output equals the eager step's.
+bool replay_decode_steps(Layer& layer, const Weights& w, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& eager, const Options& o, const Device& device) {
+  KvCache cache = empty_cache(o.prompt + o.steps, o.dtype, device);
+  layer.timing = false;
+  layer.step(w, cache, inputs[0], indices_for(0, o.prompt, device));
+  const Tensor x = inputs[1].clone();
+  const StepIndices at = indices_for(cache.length, 1, device);
+  const DeviceGraph graph = DeviceGraph::capture(device, [&] {
+    return std::vector<Tensor>{layer.step(w, cache, x, at)};
+  });
+  layer.timing = true;
+  double seconds = 0;
+  bool same = true;
+  for (std::int64_t s = 1; s <= o.steps; ++s) {
+    const std::int64_t cached = o.prompt + s - 1;
+    const StepIndices next = indices_for(cached, 1, device);
+    x.copy_from(inputs[static_cast<std::size_t>(s)]);
+    at.positions.copy_from(next.positions);
+    at.cached.copy_from(next.cached);
+    at.seen.copy_from(next.seen);
+    seconds += demo::timed(device, [&] { graph.replay(); });
+    same = same && testing::compare(graph.outputs()[0], eager[static_cast<std::size_t>(s)]).ok;
+  }
+  std::printf("decode step replayed from one device graph: %.3f ms each on average; outputs equal the eager steps': %s\n",
+              seconds / static_cast<double>(o.steps) * 1e3, same ? "PASS" : "FAIL");
+  return same;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -271,31 +297,37 @@ int main(int argc, char** argv) {
     // A warm-up pass selects targets and builds kernels; the timed pass starts from an empty cache.
     {
       KvCache warm = empty_cache(capacity, o.dtype, device);
-      layer.step(w, warm, inputs[0]);
-      if (o.steps > 0) layer.step(w, warm, inputs[1]);
+      layer.step(w, warm, inputs[0], indices_for(0, o.prompt, device));
+      if (o.steps > 0) layer.step(w, warm, inputs[1], indices_for(o.prompt, 1, device));
     }
     KvCache cache = empty_cache(capacity, o.dtype, device);
     std::vector<Tensor> outputs;
     double prefill_s = 0, decode_s = 0;
-    prefill_s = demo::timed(device, [&] { outputs.push_back(layer.step(w, cache, inputs[0])); });
+    const StepIndices prompt_at = indices_for(0, o.prompt, device);
+    prefill_s = demo::timed(device, [&] { outputs.push_back(layer.step(w, cache, inputs[0], prompt_at)); });
     report_step("prefill", layer, false);
     for (std::int64_t s = 1; s <= o.steps; ++s) {
-      decode_s += demo::timed(device, [&] { outputs.push_back(layer.step(w, cache, inputs[static_cast<std::size_t>(s)])); });
+      const StepIndices at = indices_for(cache.length, 1, device);
+      decode_s += demo::timed(device, [&] { outputs.push_back(layer.step(w, cache, inputs[static_cast<std::size_t>(s)], at)); });
     }
     if (o.steps > 0) report_step("last decode step", layer, true);
     std::printf("\nprefill of %lld tokens: %.1f ms; %lld decode steps: %.1f ms each on average\n",
                 static_cast<long long>(o.prompt), prefill_s * 1e3, static_cast<long long>(o.steps),
                 o.steps > 0 ? decode_s / static_cast<double>(o.steps) * 1e3 : 0.0);
 
+    bool ok = true;
+    if (!device.is_cpu() && o.steps > 0) ok = replay_decode_steps(layer, w, inputs, outputs, o, device);
+
     // The same steps on the reference kernels, on host copies of the same inputs.
     const Device cpu = Device::cpu();
     Layer reference(std::string(REFERENCE), cpu);
     const Weights host_w = host_copies(w);
     KvCache host_cache = empty_cache(capacity, o.dtype, cpu);
-    bool ok = true;
     double max_rel = 0;
     for (std::size_t s = 0; s < inputs.size(); ++s) {
-      const testing::Comparison c = testing::compare(outputs[s], reference.step(host_w, host_cache, inputs[s].to(cpu)));
+      const std::int64_t tokens = inputs[s].shape()[0];
+      const testing::Comparison c = testing::compare(
+          outputs[s], reference.step(host_w, host_cache, inputs[s].to(cpu), indices_for(host_cache.length, tokens, cpu)));
       ok = ok && c.ok;
       max_rel = std::max(max_rel, c.max_rel);
     }

@@ -6,16 +6,22 @@
 # A vendor build defines TILEOPS_GPU_HIP for HIP and nothing for CUDA.
 set(TILEOPS_GPU_COMMON_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(TILEOPS_GPU_KERNEL_SOURCES
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/attention_decode.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/attention_prefill.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/attention_prefill_mma.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/batch_norm.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/dot_rows.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/elementwise.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/kv_cache_append.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/reduce.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/rope.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/row_norm.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/softmax.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/strided_copy.cu)
 set(TILEOPS_GPU_HOST_SOURCES
+  ${TILEOPS_GPU_COMMON_DIR}/host/attention_kernel_types.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/elementwise_kernel_types.cpp
+  ${TILEOPS_GPU_COMMON_DIR}/host/fault_message.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/gemm_kernel_types.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/gpu_runtime.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/norm_kernel_types.cpp

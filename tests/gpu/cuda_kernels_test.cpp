@@ -7,7 +7,6 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <set>
 
 #include "support/gpu.hpp"
 #include "support/workload_numerics.hpp"
@@ -84,12 +83,7 @@ constexpr DType kFloats[] = {DType::float32, DType::float16, DType::bfloat16};
 
 TEST_CASE("GPU: every op matches the reference on every workload row and floating dtype") {
   if (cuda_or_skip() == nullptr) return;
-  // The attention ops have no GPU kernels yet: no kernel serves them on a GPU.
-  const std::set<std::string> without_gpu_kernels = {
-      "GroupedQueryAttentionFwdOp", "GroupedQueryAttentionDecodeFwdOp", "GroupedQueryAttentionPagedDecodeFwdOp",
-      "KVCacheAppendFwdOp", "PagedKVCacheAppendFwdOp"};
-  for (const std::string& op : without_gpu_kernels) MESSAGE("not compared on the GPU (no GPU kernels): " << op);
-  testing::check_workloads_against_reference(kGpu, without_gpu_kernels);
+  testing::check_workloads_against_reference(kGpu);
 }
 
 TEST_CASE("GPU: row ops serve one-element, odd-sized, register-sized and streamed rows, and odd views") {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "signature/signature_plan.hpp"
+#include "support/kv_caches.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/ops/attention.hpp"
@@ -27,18 +28,8 @@ namespace {
 
 const Target kReference = std::string(REFERENCE);
 
-// Uniform values in [-1, 1), rounded to dtype.
-Tensor random(const Shape& shape, DType dtype, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  std::vector<double> values(static_cast<std::size_t>(shape_numel(shape)));
-  for (double& x : values) x = uniform(rng);
-  return Tensor::from_doubles(values, shape, dtype);
-}
-
-Tensor int32s(const std::vector<double>& values, const Shape& shape) {
-  return Tensor::from_doubles(values, shape, DType::int32);
-}
+using testing::int32s;
+using testing::uniform;
 
 void check_same(const Tensor& got, const Tensor& want, const std::string& what) {
   const testing::Comparison c = testing::compare(got, want);
@@ -68,9 +59,9 @@ void check_prefill(const PrefillCase& p) {
   INFO("batch ", p.batch, " q_len ", p.q_len, " kv_len ", p.kv_len, " heads ", p.heads, "/", p.kv_heads, " d ",
        p.head_dim, " causal ", p.causal, " window ", p.window, " softcap ", p.softcap.value_or(0), " ",
        dtype_name(p.dtype));
-  const Tensor q = random({p.batch, p.q_len, p.heads, p.head_dim}, p.dtype, 1);
-  const Tensor k = random({p.batch, p.kv_len, p.kv_heads, p.head_dim}, p.dtype, 2);
-  const Tensor v = random({p.batch, p.kv_len, p.kv_heads, p.head_dim}, p.dtype, 3);
+  const Tensor q = uniform({p.batch, p.q_len, p.heads, p.head_dim}, p.dtype, 1);
+  const Tensor k = uniform({p.batch, p.kv_len, p.kv_heads, p.head_dim}, p.dtype, 2);
+  const Tensor v = uniform({p.batch, p.kv_len, p.kv_heads, p.head_dim}, p.dtype, 3);
   GroupedQueryAttentionFwdOp fast(p.causal, std::nullopt, p.window, p.softcap, true);
   GroupedQueryAttentionFwdOp reference(p.causal, std::nullopt, p.window, p.softcap, true, kReference);
   const auto got = fast(q, k, v);
@@ -83,9 +74,9 @@ void check_prefill(const PrefillCase& p) {
 
 TEST_CASE("the attention reference equals GemmFwdOp, SoftmaxFwdOp and GemmFwdOp composed per head") {
   const std::int64_t sq = 9, skv = 13, d = 16;
-  const Tensor q = random({1, sq, 2, d}, DType::float32, 4);
-  const Tensor k = random({1, skv, 2, d}, DType::float32, 5);
-  const Tensor v = random({1, skv, 2, d}, DType::float32, 6);
+  const Tensor q = uniform({1, sq, 2, d}, DType::float32, 4);
+  const Tensor k = uniform({1, skv, 2, d}, DType::float32, 5);
+  const Tensor v = uniform({1, skv, 2, d}, DType::float32, 6);
   const double scale = 0.3;
   const Tensor o = GroupedQueryAttentionFwdOp(false, scale, -1, std::nullopt, false, kReference)(q, k, v).o;
   GemmFwdOp qk(false, true, kReference), pv(false, false, kReference);
@@ -106,9 +97,9 @@ TEST_CASE("the attention reference equals GemmFwdOp, SoftmaxFwdOp and GemmFwdOp 
 }
 
 TEST_CASE("the attention reference gives a causal first row the first value, and a row that sees no key 0 and lse -inf") {
-  const Tensor q = random({1, 3, 1, 4}, DType::float32, 7);
-  const Tensor k = random({1, 2, 1, 4}, DType::float32, 8);
-  const Tensor v = random({1, 2, 1, 4}, DType::float32, 9);
+  const Tensor q = uniform({1, 3, 1, 4}, DType::float32, 7);
+  const Tensor k = uniform({1, 2, 1, 4}, DType::float32, 8);
+  const Tensor v = uniform({1, 2, 1, 4}, DType::float32, 9);
   // Three queries after two keys: row 0 sees none, row 1 sees key 0 only, row 2 both.
   const auto r = GroupedQueryAttentionFwdOp(true, std::nullopt, -1, std::nullopt, true, kReference)(q, k, v);
   const std::vector<double> o = r.o.to_doubles(), vs = v.to_doubles(), lse = r.lse.to_doubles();
@@ -157,13 +148,13 @@ TEST_CASE("attention on the cpu matches the reference at GQA ratios 1, 4 and 8, 
 TEST_CASE("attention of an empty batch or empty sequences returns empty outputs") {
   load_backends();
   GroupedQueryAttentionFwdOp op(true, std::nullopt, -1, std::nullopt, true);
-  const auto r = op(random({0, 5, 4, 64}, DType::float32, 1), random({0, 5, 2, 64}, DType::float32, 2),
-                    random({0, 5, 2, 64}, DType::float32, 3));
+  const auto r = op(uniform({0, 5, 4, 64}, DType::float32, 1), uniform({0, 5, 2, 64}, DType::float32, 2),
+                    uniform({0, 5, 2, 64}, DType::float32, 3));
   CHECK(r.o.shape() == Shape{0, 5, 4, 64});
   CHECK(r.lse.shape() == Shape{0, 4, 5});
   // No keys at all: every row sees none.
-  const auto none = op(random({1, 3, 4, 64}, DType::float32, 1), random({1, 0, 2, 64}, DType::float32, 2),
-                       random({1, 0, 2, 64}, DType::float32, 3));
+  const auto none = op(uniform({1, 3, 4, 64}, DType::float32, 1), uniform({1, 0, 2, 64}, DType::float32, 2),
+                       uniform({1, 0, 2, 64}, DType::float32, 3));
   for (double x : none.o.to_doubles()) CHECK(x == 0.0);
   for (double x : none.lse.to_doubles()) CHECK(x == -std::numeric_limits<double>::infinity());
 }
@@ -187,44 +178,6 @@ TEST_CASE("attention checks the manifest's rules: H a multiple of Hkv, an even h
 
 namespace {
 
-// A KV cache of `lens` sequences, contiguous ([B, Smax, Hkv, D]) and the same keys and values in
-// shuffled pages of `block_size` ([NB, BS, Hkv, D] with a block table), with spare pages.
-struct Caches {
-  Tensor k, v, lens, k_pages, v_pages, table;
-};
-
-Caches make_caches(const std::vector<int>& lens, std::int64_t smax, std::int64_t kv_heads, std::int64_t d,
-                   std::int64_t block_size, DType dtype) {
-  const auto batch = static_cast<std::int64_t>(lens.size());
-  Caches c;
-  c.k = random({batch, smax, kv_heads, d}, dtype, 11);
-  c.v = random({batch, smax, kv_heads, d}, dtype, 12);
-  c.lens = int32s(std::vector<double>(lens.begin(), lens.end()), {batch});
-  const std::int64_t max_blocks = (smax + block_size - 1) / block_size;
-  const std::int64_t pages = batch * max_blocks + 2;
-  std::vector<int> order(static_cast<std::size_t>(pages));
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), std::mt19937(5));
-  c.k_pages = Tensor::zeros({pages, block_size, kv_heads, d}, dtype);
-  c.v_pages = Tensor::zeros({pages, block_size, kv_heads, d}, dtype);
-  std::vector<double> table;
-  const std::int64_t token = kv_heads * d * static_cast<std::int64_t>(dtype_size(dtype));
-  for (std::int64_t b = 0; b < batch; ++b) {
-    for (std::int64_t i = 0; i < max_blocks; ++i) {
-      const int page = order[static_cast<std::size_t>(b * max_blocks + i)];
-      table.push_back(page);
-      for (std::int64_t s = 0; s < block_size && i * block_size + s < smax; ++s) {
-        const std::int64_t from = (b * smax + i * block_size + s) * token, to = (page * block_size + s) * token;
-        for (const auto& [src, dst] : {std::pair{&c.k, &c.k_pages}, std::pair{&c.v, &c.v_pages}}) {
-          std::copy_n(static_cast<const char*>(src->data_ptr()) + from, token, static_cast<char*>(dst->data_ptr()) + to);
-        }
-      }
-    }
-  }
-  c.table = int32s(table, {batch, max_blocks});
-  return c;
-}
-
 // The keys [0, len) of sequence b of a contiguous cache, as a [1, len, Hkv, D] tensor.
 Tensor prefix(const Tensor& cache, std::int64_t b, std::int64_t len) {
   const Shape& s = cache.shape();
@@ -242,8 +195,8 @@ TEST_CASE("decode over a contiguous and a paged cache (pages of 16 and 32) match
   const std::int64_t heads = c.inputs[0]->shape[1], kv_heads = c.inputs[1]->shape[2], d = c.inputs[0]->shape[2];
   const std::vector<int> lens = {0, 1, 17, 48, 33};
   for (std::int64_t block_size : {16, 32}) {
-    const Caches caches = make_caches(lens, 48, kv_heads, d, block_size, DType::bfloat16);
-    const Tensor q = random({5, heads, d}, DType::bfloat16, 13);
+    const testing::KvCaches caches = testing::make_kv_caches(lens, 48, kv_heads, d, block_size, DType::bfloat16);
+    const Tensor q = uniform({5, heads, d}, DType::bfloat16, 13);
     for (auto [window, softcap] : {std::pair<std::int64_t, std::optional<double>>{-1, std::nullopt}, {9, std::nullopt}, {-1, 20.0}}) {
       INFO("block size ", block_size, " window ", window);
       GroupedQueryAttentionDecodeFwdOp decode(std::nullopt, window, softcap);
@@ -261,8 +214,8 @@ TEST_CASE("decode over a contiguous and a paged cache (pages of 16 and 32) match
 TEST_CASE("a decode step is the last row of a causal prefill over the sequence's cached keys") {
   load_backends();
   const std::vector<int> lens = {1, 17, 40};
-  const Caches caches = make_caches(lens, 40, 2, 64, 16, DType::float32);
-  const Tensor q = random({3, 8, 64}, DType::float32, 14);
+  const testing::KvCaches caches = testing::make_kv_caches(lens, 40, 2, 64, 16, DType::float32);
+  const Tensor q = uniform({3, 8, 64}, DType::float32, 14);
   const std::vector<double> qs = q.to_doubles();
   const Tensor o = GroupedQueryAttentionDecodeFwdOp(std::nullopt, 5)(q, caches.k, caches.v, caches.lens);
   const std::vector<double> os = o.to_doubles();
@@ -281,9 +234,9 @@ TEST_CASE("a decode step is the last row of a causal prefill over the sequence's
 
 TEST_CASE("decode of an empty batch returns an empty output") {
   load_backends();
-  const Tensor o = GroupedQueryAttentionPagedDecodeFwdOp()(random({0, 8, 64}, DType::float32, 1),
-                                                           random({4, 16, 2, 64}, DType::float32, 2),
-                                                           random({4, 16, 2, 64}, DType::float32, 3),
+  const Tensor o = GroupedQueryAttentionPagedDecodeFwdOp()(uniform({0, 8, 64}, DType::float32, 1),
+                                                           uniform({4, 16, 2, 64}, DType::float32, 2),
+                                                           uniform({4, 16, 2, 64}, DType::float32, 3),
                                                            int32s({}, {0, 3}), int32s({}, {0}));
   CHECK(o.shape() == Shape{0, 8, 64});
 }
@@ -293,9 +246,9 @@ TEST_CASE("appending to a cache then decoding equals attending over the whole se
   for (bool paged : {false, true}) {
     INFO("paged ", paged);
     const std::int64_t smax = 64, prompt = 37;
-    const Tensor k_all = random({1, prompt + 1, 2, 64}, DType::bfloat16, 15);
-    const Tensor v_all = random({1, prompt + 1, 2, 64}, DType::bfloat16, 16);
-    const Tensor q = random({1, 8, 64}, DType::bfloat16, 17);
+    const Tensor k_all = uniform({1, prompt + 1, 2, 64}, DType::bfloat16, 15);
+    const Tensor v_all = uniform({1, prompt + 1, 2, 64}, DType::bfloat16, 16);
+    const Tensor q = uniform({1, 8, 64}, DType::bfloat16, 17);
     const auto token = [&](const Tensor& all, std::int64_t from, std::int64_t count) {
       const std::vector<double> x = all.to_doubles();
       return Tensor::from_doubles(std::vector<double>(x.begin() + from * 128, x.begin() + (from + count) * 128),
@@ -359,7 +312,7 @@ TEST_CASE("paged decode refuses block-table entries outside the pages for the pa
 
 TEST_CASE("the appends refuse new tokens past the cache's end or onto pages outside it, and write nothing then") {
   const Tensor k = Tensor::zeros({1, 64, 2, 64}, DType::float32), v = Tensor::zeros({1, 64, 2, 64}, DType::float32);
-  const Tensor fresh = random({1, 8, 2, 64}, DType::float32, 18);
+  const Tensor fresh = uniform({1, 8, 2, 64}, DType::float32, 18);
   for (const Target& target : {Target(), kReference}) {
     KVCacheAppendFwdOp append(target);
     CHECK_THROWS_WITH_AS(append(k, v, fresh, fresh, int32s({60}, {1})),
@@ -375,7 +328,7 @@ TEST_CASE("the appends refuse new tokens past the cache's end or onto pages outs
                          ValueError);
     for (double x : pages.to_doubles()) REQUIRE(x == 0.0);
   }
-  CHECK_THROWS_WITH_AS(KVCacheAppendFwdOp()(k, v, random({1, 65, 2, 64}, DType::float32, 1),
-                                            random({1, 65, 2, 64}, DType::float32, 1), int32s({0}, {1})),
+  CHECK_THROWS_WITH_AS(KVCacheAppendFwdOp()(k, v, uniform({1, 65, 2, 64}, DType::float32, 1),
+                                            uniform({1, 65, 2, 64}, DType::float32, 1), int32s({0}, {1})),
                        doctest::Contains("the S new tokens must fit in a cache of Smax positions"), ValueError);
 }

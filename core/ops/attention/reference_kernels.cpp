@@ -101,14 +101,17 @@ GroupedQueryAttentionFwdOp::GqaAttention::Result GroupedQueryAttentionFwdOp::Gqa
   return r;
 }
 
-Tensor GroupedQueryAttentionDecodeFwdOp::GqaDecode::forward(const Tensor& q, const Tensor& k_cache,
-                                                            const Tensor& v_cache, const Tensor& cache_seqlens) {
+namespace {
+
+// Decode over a cache whose position j of sequence b is token slot slot(b, j) of k and v viewed
+// as [slots, Hkv, D].
+template <class SlotOf>
+Tensor decode_over(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cache_seqlens,
+                   std::int64_t kv_heads, const Scores& sc, std::int64_t window_left, SlotOf slot) {
   const std::int64_t batch = q.shape()[0], heads = q.shape()[1], d = q.shape()[2];
-  const std::int64_t smax = k_cache.shape()[1], kv_heads = k_cache.shape()[2];
   const std::int64_t group = heads / kv_heads;
   const std::int32_t* lens = cache_seqlens.data<std::int32_t>();
   Tensor out = Tensor::empty(q.shape(), q.dtype(), q.device());
-  const Scores sc{call_.sm_scale, call_.softcap};
   visit_dtype(q.dtype(), [&]<class T>(TypeTag<T>) {
     std::vector<double> o(static_cast<std::size_t>(d)), scores;
     for (std::int64_t b = 0; b < batch; ++b) {
@@ -117,10 +120,10 @@ Tensor GroupedQueryAttentionDecodeFwdOp::GqaDecode::forward(const Tensor& q, con
         const std::int64_t kvh = h / group;
         const auto at = [&](const Tensor& cache) {
           const T* base = cache.data<T>();
-          return [=](std::int64_t j) { return base + ((b * smax + j) * kv_heads + kvh) * d; };
+          return [=](std::int64_t j) { return base + (slot(b, j) * kv_heads + kvh) * d; };
         };
-        attend<T>(widened(q.data<T>() + (b * heads + h) * d, d), window_start(len - 1, call_.window_left), len, sc,
-                  at(k_cache), at(v_cache), scores, o.data());
+        attend<T>(widened(q.data<T>() + (b * heads + h) * d, d), window_start(len - 1, window_left), len, sc, at(k),
+                  at(v), scores, o.data());
         store_row(o, out.data<T>() + (b * heads + h) * d);
       }
     }
@@ -128,37 +131,25 @@ Tensor GroupedQueryAttentionDecodeFwdOp::GqaDecode::forward(const Tensor& q, con
   return out;
 }
 
+}  // namespace
+
+Tensor GroupedQueryAttentionDecodeFwdOp::GqaDecode::forward(const Tensor& q, const Tensor& k_cache,
+                                                            const Tensor& v_cache, const Tensor& cache_seqlens) {
+  const std::int64_t smax = k_cache.shape()[1];
+  return decode_over(q, k_cache, v_cache, cache_seqlens, k_cache.shape()[2], Scores{call_.sm_scale, call_.softcap},
+                     call_.window_left, [smax](std::int64_t b, std::int64_t j) { return b * smax + j; });
+}
+
 Tensor GroupedQueryAttentionPagedDecodeFwdOp::GqaPagedDecode::forward(const Tensor& q, const Tensor& k_pages,
                                                                       const Tensor& v_pages, const Tensor& block_table,
                                                                       const Tensor& cache_seqlens) {
-  const std::int64_t batch = q.shape()[0], heads = q.shape()[1], d = q.shape()[2];
-  const std::int64_t block_size = k_pages.shape()[1], kv_heads = k_pages.shape()[2];
+  const std::int64_t block_size = k_pages.shape()[1];
   const std::int64_t max_blocks = block_table.shape()[1];
-  const std::int64_t group = heads / kv_heads;
-  const std::int32_t* lens = cache_seqlens.data<std::int32_t>();
   const std::int32_t* table = block_table.data<std::int32_t>();
-  Tensor out = Tensor::empty(q.shape(), q.dtype(), q.device());
-  const Scores sc{call_.sm_scale, call_.softcap};
-  visit_dtype(q.dtype(), [&]<class T>(TypeTag<T>) {
-    std::vector<double> o(static_cast<std::size_t>(d)), scores;
-    for (std::int64_t b = 0; b < batch; ++b) {
-      const std::int64_t len = lens[b];
-      for (std::int64_t h = 0; h < heads; ++h) {
-        const std::int64_t kvh = h / group;
-        const auto at = [&](const Tensor& pages) {
-          const T* base = pages.data<T>();
-          return [=](std::int64_t j) {
-            const std::int64_t page = table[b * max_blocks + j / block_size];
-            return base + ((page * block_size + j % block_size) * kv_heads + kvh) * d;
-          };
-        };
-        attend<T>(widened(q.data<T>() + (b * heads + h) * d, d), window_start(len - 1, call_.window_left), len, sc,
-                  at(k_pages), at(v_pages), scores, o.data());
-        store_row(o, out.data<T>() + (b * heads + h) * d);
-      }
-    }
-  });
-  return out;
+  return decode_over(q, k_pages, v_pages, cache_seqlens, k_pages.shape()[2], Scores{call_.sm_scale, call_.softcap},
+                     call_.window_left, [=](std::int64_t b, std::int64_t j) {
+                       return table[b * max_blocks + j / block_size] * block_size + j % block_size;
+                     });
 }
 
 void KVCacheAppendFwdOp::KvCacheAppend::forward(const Tensor& k_cache, const Tensor& v_cache, const Tensor& k_new,

@@ -53,6 +53,16 @@ __device__ __forceinline__ T shuffle_xor(T value, int mask) {
 #endif
 }
 
+// Exchange within a warp: the value of lane `source`.
+template <class T>
+__device__ __forceinline__ T shuffle_from(T value, int source) {
+#if defined(TILEOPS_GPU_HIP)
+  return __shfl(value, source, kWarpSize);
+#else
+  return __shfl_sync(0xffffffffu, value, source, kWarpSize);
+#endif
+}
+
 // Reduces `value` over the lanes of a warp with `op`; every lane gets the result.
 template <class T, class Op>
 __device__ __forceinline__ T warp_reduce(T value, Op op) {
@@ -97,6 +107,10 @@ struct Add {
 struct Max {
   __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
 };
+
+// min and max of 64-bit indices, the same on both compilers.
+__device__ __forceinline__ std::int64_t min_index(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
+__device__ __forceinline__ std::int64_t max_index(std::int64_t a, std::int64_t b) { return a < b ? b : a; }
 
 // The index of this thread in a one-dimensional grid, and the grid's thread count, in 64 bits.
 __device__ __forceinline__ std::int64_t global_thread() {

@@ -1,12 +1,14 @@
 #include "gpu_runtime.hpp"
 
 #include <algorithm>
+#include <new>
 #include <array>
 #include <atomic>
 #include <thread>
 #include <string>
 
 #include "errors.hpp"
+#include "fault_message.hpp"
 #include "launchers.hpp"
 #include "tileops/errors.hpp"
 #include "vendor.hpp"
@@ -49,6 +51,8 @@ struct GpuRuntime::DeviceState {
   api::Stream capture_stream{};
   std::mutex capture_stream_mutex;
   std::atomic<std::thread::id> capture_stream_owner{};
+  FaultRecord* fault_host = nullptr;
+  FaultRecord* fault_device = nullptr;
 };
 
 GpuRuntime::GpuRuntime() : type_(DeviceType::intern(api::kVendor)) {}
@@ -79,6 +83,12 @@ GpuRuntime::DeviceState& GpuRuntime::state(int index) const {
     // The pool keeps memory returned to it instead of releasing it at each synchronisation:
     // a warm call then reuses it without asking the driver.
     check(api::keep_pool_memory(s.pool), "setting the memory pool's release threshold");
+    void* host = nullptr;
+    void* device = nullptr;
+    check(api::host_alloc_mapped(&host, sizeof(FaultRecord)), "allocating the fault record");
+    check(api::device_pointer_of_host(&device, host), "mapping the fault record");
+    s.fault_host = new (host) FaultRecord{};
+    s.fault_device = static_cast<FaultRecord*>(device);
   });
   return s;
 }
@@ -146,6 +156,7 @@ void GpuRuntime::copy_to_host(void* dst, const void* src, std::size_t nbytes, in
   const api::Stream s = native(current_stream(index));
   check(api::copy_to_host(dst, src, nbytes, s), "copying to the host");
   check(api::stream_synchronize(s), "waiting for a copy to the host");
+  raise_pending_fault(index);
 }
 
 void GpuRuntime::copy_from_host(void* dst, const void* src, std::size_t nbytes, int index) {
@@ -180,6 +191,21 @@ void GpuRuntime::synchronize(int index) {
   DeviceGuard device(index);
   refuse_wait_while_recording(current_stream(index), "synchronizing", index);
   check(api::device_synchronize(), "synchronizing the device");
+  raise_pending_fault(index);
+}
+
+FaultRecord* GpuRuntime::fault_record(int index) const {
+  check_index(index, "fault_record");
+  return state(index).fault_device;
+}
+
+void GpuRuntime::raise_pending_fault(int index) const {
+  FaultRecord* record = state(index).fault_host;
+  if (__atomic_load_n(&record->kind, __ATOMIC_ACQUIRE) == 0) return;
+  const FaultRecord seen = *record;
+  __atomic_store_n(&record->kind, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&record->claimed, 0, __ATOMIC_RELEASE);
+  throw ValueError(describe_fault(seen, where(index)));
 }
 
 int GpuRuntime::current_device() const {

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <vector>
 
+#include "fault_record.hpp"
 #include "tileops/extend/device_runtime.hpp"
 
 namespace tileops::gpu {
@@ -56,6 +57,16 @@ class GpuRuntime final : public DeviceRuntime {
 
   // Throws ValueError unless 0 <= index < device_count().
   void check_index(int index, const char* what) const;
+
+  // Device `index`'s fault record (fault_record.hpp) as its kernels address it: host memory
+  // mapped into the device, set up with the device's pool and kept for the process.
+  FaultRecord* fault_record(int index) const;
+  // Throws ValueError describing the fault a kernel recorded on device `index`, and clears the
+  // record; returns when there is none. Reads host memory only: it never waits for the device,
+  // so it reports what kernels that already ran found. The kernels that read indices from
+  // device memory call it before they launch, and synchronize() and copy_to_host() after they
+  // wait.
+  void raise_pending_fault(int index) const;
 
  private:
   struct DeviceState;

@@ -8,6 +8,8 @@
 // machine code and compute_75 PTX, which the driver compiles for any GPU that CUDA 13 supports.
 #pragma once
 
+#include "fault_record.hpp"
+#include "tileops/extend/ops/attention.hpp"
 #include "tileops/extend/ops/elementwise.hpp"
 #include "tileops/extend/ops/gemm.hpp"
 #include "tileops/extend/ops/norm.hpp"
@@ -135,6 +137,63 @@ class BatchNormInferKernel final : public ops::BatchNormFwdOp::BatchNormFwdInfer
   using Impl::Impl;
   Tensor forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                  const Tensor& bias) override;
+};
+
+// Dense prefill: the tensor-core kernel on CUDA sm_80 and later for float16 and bfloat16 at head
+// dims 64 and 128, the portable kernel otherwise (attention_launchers.hpp).
+class AttentionKernel final : public ops::GroupedQueryAttentionFwdOp::GqaAttention::Impl<GpuFloatKernel> {
+ public:
+  explicit AttentionKernel(const Call& call);
+  Result forward(const Tensor& q, const Tensor& k, const Tensor& v) override;
+
+ private:
+  int arch_;
+};
+
+// The kernels below read lengths and block-table entries from device memory: they check each
+// before reading through it and record what is out of range in the device's fault record,
+// which the next of these calls on the device (or a synchronisation, or a copy to the host)
+// raises as ValueError before it launches anything (GpuRuntime::raise_pending_fault).
+class DecodeKernel final : public ops::GroupedQueryAttentionDecodeFwdOp::GqaDecode::Impl<GpuFloatKernel> {
+ public:
+  explicit DecodeKernel(const Call& call);
+  Tensor forward(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, const Tensor& cache_seqlens) override;
+
+ private:
+  int sm_count_;
+  FaultRecord* faults_;
+};
+
+class PagedDecodeKernel final
+    : public ops::GroupedQueryAttentionPagedDecodeFwdOp::GqaPagedDecode::Impl<GpuFloatKernel> {
+ public:
+  explicit PagedDecodeKernel(const Call& call);
+  Tensor forward(const Tensor& q, const Tensor& k_pages, const Tensor& v_pages, const Tensor& block_table,
+                 const Tensor& cache_seqlens) override;
+
+ private:
+  int sm_count_;
+  FaultRecord* faults_;
+};
+
+class CacheAppendKernel final : public ops::KVCacheAppendFwdOp::KvCacheAppend::Impl<GpuFloatKernel> {
+ public:
+  explicit CacheAppendKernel(const Call& call);
+  void forward(const Tensor& k_cache, const Tensor& v_cache, const Tensor& k_new, const Tensor& v_new,
+               const Tensor& cache_seqlens) override;
+
+ private:
+  FaultRecord* faults_;
+};
+
+class PagedCacheAppendKernel final : public ops::PagedKVCacheAppendFwdOp::PagedKvCacheAppend::Impl<GpuFloatKernel> {
+ public:
+  explicit PagedCacheAppendKernel(const Call& call);
+  void forward(const Tensor& k_pages, const Tensor& v_pages, const Tensor& k_new, const Tensor& v_new,
+               const Tensor& block_table, const Tensor& cache_seqlens) override;
+
+ private:
+  FaultRecord* faults_;
 };
 
 }  // namespace tileops::gpu

@@ -22,6 +22,11 @@ void register_kernels(Registrar& r) {
   r.add<SumKernel>(key("sum"));
   r.add<ProdKernel>(key("prod"));
   r.add<DotRowsGemmKernel>(key("dot_rows_gemm"));
+  r.add<AttentionKernel>(key("gqa_attention"));
+  r.add<DecodeKernel>(key("gqa_decode"));
+  r.add<PagedDecodeKernel>(key("gqa_paged_decode"));
+  r.add<CacheAppendKernel>(key("kv_cache_append"));
+  r.add<PagedCacheAppendKernel>(key("paged_kv_cache_append"));
 }
 
 }  // namespace tileops::gpu

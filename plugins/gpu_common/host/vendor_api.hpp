@@ -37,6 +37,8 @@ inline Error get_device(int* d) { return hipGetDevice(d); }
 inline Error set_device(int d) { return hipSetDevice(d); }
 inline Error properties(DeviceProp* p, int d) { return hipGetDeviceProperties(p, d); }
 inline Error default_pool(MemPool* pool, int d) { return hipDeviceGetDefaultMemPool(pool, d); }
+inline Error host_alloc_mapped(void** p, size_t n) { return hipHostMalloc(p, n, hipHostMallocMapped); }
+inline Error device_pointer_of_host(void** device, void* host) { return hipHostGetDevicePointer(device, host, 0); }
 inline Error keep_pool_memory(MemPool pool) {
   unsigned long long keep = ~0ull;
   return hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &keep);
@@ -102,6 +104,8 @@ inline Error get_device(int* d) { return cudaGetDevice(d); }
 inline Error set_device(int d) { return cudaSetDevice(d); }
 inline Error properties(DeviceProp* p, int d) { return cudaGetDeviceProperties(p, d); }
 inline Error default_pool(MemPool* pool, int d) { return cudaDeviceGetDefaultMemPool(pool, d); }
+inline Error host_alloc_mapped(void** p, size_t n) { return cudaHostAlloc(p, n, cudaHostAllocMapped); }
+inline Error device_pointer_of_host(void** device, void* host) { return cudaHostGetDevicePointer(device, host, 0); }
 inline Error keep_pool_memory(MemPool pool) {
   unsigned long long keep = ~0ull;
   return cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);

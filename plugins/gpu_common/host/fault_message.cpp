@@ -1,0 +1,40 @@
+#include "fault_message.hpp"
+
+#include "vendor.hpp"
+
+namespace tileops::gpu {
+namespace {
+
+const char* kernel_name(FaultSource source) {
+  switch (source) {
+    case FaultSource::decode: return "gqa_decode";
+    case FaultSource::paged_decode: return "gqa_paged_decode";
+    case FaultSource::cache_append: return "kv_cache_append";
+    case FaultSource::paged_cache_append: return "paged_kv_cache_append";
+    case FaultSource::none: break;
+  }
+  return "unknown";
+}
+
+std::string range(const FaultRecord& f) {
+  return "[" + std::to_string(f.low) + ", " + std::to_string(f.high) + "]";
+}
+
+}  // namespace
+
+std::string describe_fault(const FaultRecord& f, const std::string& device) {
+  std::string read;
+  switch (static_cast<FaultKind>(f.kind)) {
+    case FaultKind::seqlen: read = "cache_seqlens[" + std::to_string(f.row) + "]"; break;
+    case FaultKind::block_table:
+      read = "block_table[" + std::to_string(f.row) + ", " + std::to_string(f.column) + "]";
+      break;
+    case FaultKind::none: read = "an index"; break;
+  }
+  return device + ": an earlier call's kernel " + kDeviceType + "_" + kernel_name(static_cast<FaultSource>(f.source)) +
+         " read " + read + " = " + std::to_string(f.value) + ", outside " + range(f) +
+         "; it read and wrote nothing through it, and that call's results for sequence " + std::to_string(f.row) +
+         " are not valid";
+}
+
+}  // namespace tileops::gpu

@@ -1,0 +1,363 @@
+// Decode attention over a contiguous or paged KV cache, split along the keys ("flash-decoding"):
+// a block serves one (sequence, KV head, group of up to kG query heads, part of the keys), so
+// the group's heads share every key and value the block reads; its warps take keys in turn,
+// each key row spread over a group of lanes that load it 16 bytes at a time, several keys in
+// flight per lane. Each warp keeps an online softmax (running max, sum and weighted values per
+// head); the warps merge theirs through shared memory, and, with several parts, a second
+// kernel merges the parts by their log-sum-exp.
+#include <cmath>
+
+#include "../host/attention_launchers.hpp"
+#include "launch.cuh"
+#include "report_fault.cuh"
+
+namespace tileops::gpu {
+namespace {
+
+constexpr int kWarps = 4;
+constexpr int kThreads = kWarps * kWarpSize;
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kNegInf = -INFINITY;
+// The parts a sequence's keys are split into at most: the merge reads them all per head.
+constexpr int kMaxSplits = 256;
+
+struct DecodeParams {
+  DecodeArgs a;
+  int group;         // query heads per KV head
+  int group_chunks;  // blocks per KV head (group / kG, rounded up)
+  int lanes;         // lanes per key row: a power of two up to the warp
+  int splits;
+  float* part_o;    // [splits, batch, heads, head_dim] when splits > 1
+  float* part_lse;  // [splits, batch, heads], base-2
+};
+
+// exp2 of a difference whose larger side may be -inf (then 0, not NaN).
+__device__ __forceinline__ float exp2_rel(float x, float max) { return max == kNegInf ? 0.f : exp2f(x - max); }
+
+template <class T, int kE, int kC>
+struct RowChunks {
+  float v[kC][kE];
+};
+
+// A key or value row's elements this lane holds, as loaded: chunk c covers elements
+// (c * lanes + li) * kE .. + kE; those past head_dim (and all of an invalid row) are 0. Kept in
+// the element type until used, so that several rows in flight cost few registers.
+template <class T, int kE, int kC>
+struct RawRow {
+  Pack<T, kE> c[kC];
+};
+
+template <class T, int kE, int kC>
+__device__ __forceinline__ void load_raw(const T* row, int li, int lanes, int d, bool valid, RawRow<T, kE, kC>& out) {
+#pragma unroll
+  for (int c = 0; c < kC; ++c) {
+    const int e0 = (c * lanes + li) * kE;
+    if (valid && e0 + kE <= d) {
+      out.c[c] = load_pack<kE>(row + e0);
+    } else {
+#pragma unroll
+      for (int e = 0; e < kE; ++e) out.c[c].v[e] = T{};
+    }
+  }
+}
+
+template <class T, int kE, int kC>
+__device__ __forceinline__ void load_row(const T* row, int li, int lanes, int d, bool valid, RowChunks<T, kE, kC>& out) {
+  RawRow<T, kE, kC> raw;
+  load_raw<T, kE, kC>(row, li, lanes, d, valid, raw);
+#pragma unroll
+  for (int c = 0; c < kC; ++c)
+#pragma unroll
+    for (int e = 0; e < kE; ++e) out.v[c][e] = to_float(raw.c[c].v[e]);
+}
+
+template <class T, int kE, int kC, int kG, int kU, bool kPaged>
+__global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
+  const DecodeArgs& a = p.a;
+  const int d = static_cast<int>(a.head_dim);
+  const std::int64_t block = blockIdx.x;
+  const int split = static_cast<int>(block % p.splits);
+  const std::int64_t rest = block / p.splits;
+  const int head_block = static_cast<int>(rest % (a.kv_heads * p.group_chunks));
+  const std::int64_t b = rest / (a.kv_heads * p.group_chunks);
+  const int kvh = head_block / p.group_chunks;
+  const int g0 = (head_block % p.group_chunks) * kG;
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  const int lanes = p.lanes;
+  const int rows = kWarpSize / lanes;  // keys a warp reads at once
+  const int sub = lane / lanes;
+  const int li = lane % lanes;
+
+  std::int64_t n = a.seqlens[b];
+  if (n < 0 || n > a.capacity) {
+    if (threadIdx.x == 0 && split == 0 && head_block == 0) {
+      report_fault(a.faults, kPaged ? FaultSource::paged_decode : FaultSource::decode, FaultKind::seqlen, b, 0, n, 0,
+                   a.capacity);
+    }
+    n = 0;
+  }
+  const std::int64_t lo = a.window_left >= 0 ? max_index(0, n - 1 - a.window_left) : 0;
+  const std::int64_t per_split = (n - lo + p.splits - 1) / p.splits;
+  const std::int64_t begin = lo + split * per_split;
+  const std::int64_t end = min_index(n, begin + per_split);
+
+  // The group's queries, scaled so that q . k is the score (in base 2 without a cap).
+  const float q_scale = a.softcap > 0.f ? a.sm_scale : a.sm_scale * kLog2e;
+  RowChunks<T, kE, kC> q[kG];
+#pragma unroll
+  for (int g = 0; g < kG; ++g) {
+    const bool head = g0 + g < p.group;
+    const T* row = static_cast<const T*>(a.q) + ((b * a.heads) + kvh * p.group + (head ? g0 + g : 0)) * d;
+    load_row<T, kE, kC>(row, li, lanes, d, head, q[g]);
+#pragma unroll
+    for (int c = 0; c < kC; ++c)
+#pragma unroll
+      for (int e = 0; e < kE; ++e) q[g].v[c][e] *= q_scale;
+  }
+
+  float m[kG], l[kG];
+  RowChunks<T, kE, kC> acc[kG];
+#pragma unroll
+  for (int g = 0; g < kG; ++g) {
+    m[g] = kNegInf;
+    l[g] = 0.f;
+#pragma unroll
+    for (int c = 0; c < kC; ++c)
+#pragma unroll
+      for (int e = 0; e < kE; ++e) acc[g].v[c][e] = 0.f;
+  }
+
+  const T* kbase = static_cast<const T*>(a.k);
+  const T* vbase = static_cast<const T*>(a.v);
+  const std::int64_t step = static_cast<std::int64_t>(kWarps) * rows;
+  // The bound is the warp's, not the lane's: the score reduction shuffles across the warp.
+  for (std::int64_t base = begin + warp * rows; base < end; base += step * kU) {
+    RawRow<T, kE, kC> kr[kU], vr[kU];
+    bool valid[kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const std::int64_t pos = base + sub + u * step;
+      valid[u] = pos < end;
+      std::int64_t slot = 0;
+      if constexpr (kPaged) {
+        const std::int64_t column = pos / a.block_size;
+        const std::int64_t page = valid[u] ? a.block_table[b * a.max_blocks + column] : 0;
+        if (page < 0 || page >= a.num_blocks) {
+          if (li == 0) {
+            report_fault(a.faults, FaultSource::paged_decode, FaultKind::block_table, b, column, page, 0,
+                         a.num_blocks - 1);
+          }
+          valid[u] = false;
+        }
+        slot = valid[u] ? page * a.block_size + pos % a.block_size : 0;
+      } else {
+        slot = valid[u] ? b * a.capacity + pos : 0;
+      }
+      const std::int64_t offset = (slot * a.kv_heads + kvh) * d;
+      load_raw<T, kE, kC>(kbase + offset, li, lanes, d, valid[u], kr[u]);
+      load_raw<T, kE, kC>(vbase + offset, li, lanes, d, valid[u], vr[u]);
+    }
+#pragma unroll
+    for (int g = 0; g < kG; ++g) {
+      float s[kU];
+      float tile_max = kNegInf;
+#pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        float dot = 0.f;
+#pragma unroll
+        for (int c = 0; c < kC; ++c)
+#pragma unroll
+          for (int e = 0; e < kE; ++e) dot = fmaf(q[g].v[c][e], to_float(kr[u].c[c].v[e]), dot);
+        for (int mask = lanes / 2; mask > 0; mask /= 2) dot += shuffle_xor(dot, mask);
+        if (a.softcap > 0.f) dot = a.softcap * tanhf(dot / a.softcap) * kLog2e;
+        s[u] = valid[u] ? dot : kNegInf;
+        tile_max = fmaxf(tile_max, s[u]);
+      }
+      const float m_new = fmaxf(m[g], tile_max);
+      const float scale = exp2_rel(m[g], m_new);
+      m[g] = m_new;
+      l[g] *= scale;
+#pragma unroll
+      for (int c = 0; c < kC; ++c)
+#pragma unroll
+        for (int e = 0; e < kE; ++e) acc[g].v[c][e] *= scale;
+#pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        const float pu = exp2_rel(s[u], m_new);
+        l[g] += pu;
+#pragma unroll
+        for (int c = 0; c < kC; ++c)
+#pragma unroll
+          for (int e = 0; e < kE; ++e) acc[g].v[c][e] = fmaf(pu, to_float(vr[u].c[c].v[e]), acc[g].v[c][e]);
+      }
+    }
+  }
+
+  // Merge the warp's key rows (lanes li of every sub), then the warps.
+#pragma unroll
+  for (int g = 0; g < kG; ++g) {
+    for (int mask = lanes; mask < kWarpSize; mask *= 2) {
+      const float m_o = shuffle_xor(m[g], mask);
+      const float l_o = shuffle_xor(l[g], mask);
+      const float m_new = fmaxf(m[g], m_o);
+      const float mine = exp2_rel(m[g], m_new), theirs = exp2_rel(m_o, m_new);
+      l[g] = l[g] * mine + l_o * theirs;
+#pragma unroll
+      for (int c = 0; c < kC; ++c)
+#pragma unroll
+        for (int e = 0; e < kE; ++e) {
+          const float other = shuffle_xor(acc[g].v[c][e], mask);
+          acc[g].v[c][e] = acc[g].v[c][e] * mine + other * theirs;
+        }
+      m[g] = m_new;
+    }
+  }
+  constexpr int kMaxD = 256;
+  __shared__ float s_acc[kWarps][kG][kMaxD];
+  __shared__ float s_m[kWarps][kG], s_l[kWarps][kG];
+  if (sub == 0) {
+#pragma unroll
+    for (int g = 0; g < kG; ++g) {
+#pragma unroll
+      for (int c = 0; c < kC; ++c)
+#pragma unroll
+        for (int e = 0; e < kE; ++e) {
+          const int i = (c * lanes + li) * kE + e;
+          if (i < d) s_acc[warp][g][i] = acc[g].v[c][e];
+        }
+      if (li == 0) {
+        s_m[warp][g] = m[g];
+        s_l[warp][g] = l[g];
+      }
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kG * d; i += kThreads) {
+    const int g = i / d, e = i % d;
+    if (g0 + g >= p.group) continue;
+    float m_all = kNegInf;
+    for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, s_m[w][g]);
+    float l_all = 0.f, o = 0.f;
+    for (int w = 0; w < kWarps; ++w) {
+      const float weight = exp2_rel(s_m[w][g], m_all);
+      l_all += s_l[w][g] * weight;
+      o += s_acc[w][g][e] * weight;
+    }
+    const std::int64_t h = kvh * p.group + g0 + g;
+    const float out = l_all > 0.f ? o / l_all : 0.f;
+    if (p.splits == 1) {
+      static_cast<T*>(a.o)[(b * a.heads + h) * d + e] = store_as<T>(out);
+    } else {
+      const std::int64_t at = (split * a.batch + b) * a.heads + h;
+      p.part_o[at * d + e] = out;
+      if (e == 0) p.part_lse[at] = l_all > 0.f ? m_all + log2f(l_all) : kNegInf;
+    }
+  }
+}
+
+// o[b, h] = the parts' outputs weighted by exp2(lse part - lse all): one block per (b, h).
+template <class T>
+__global__ void merge_splits_kernel(DecodeParams p) {
+  const DecodeArgs& a = p.a;
+  const std::int64_t bh = blockIdx.x;
+  const std::int64_t parts_stride = a.batch * a.heads;
+  __shared__ float s_weight[kMaxSplits];
+  __shared__ float s_total;
+  if (threadIdx.x == 0) {
+    float lse_max = kNegInf;
+    for (int s = 0; s < p.splits; ++s) lse_max = fmaxf(lse_max, p.part_lse[s * parts_stride + bh]);
+    float total = 0.f;
+    for (int s = 0; s < p.splits; ++s) {
+      s_weight[s] = exp2_rel(p.part_lse[s * parts_stride + bh], lse_max);
+      total += s_weight[s];
+    }
+    s_total = total;
+  }
+  __syncthreads();
+  for (std::int64_t e = threadIdx.x; e < a.head_dim; e += blockDim.x) {
+    float o = 0.f;
+    for (int s = 0; s < p.splits; ++s) {
+      if (s_weight[s] > 0.f) o += s_weight[s] * p.part_o[(s * parts_stride + bh) * a.head_dim + e];
+    }
+    static_cast<T*>(a.o)[bh * a.head_dim + e] = store_as<T>(s_total > 0.f ? o / s_total : 0.f);
+  }
+}
+
+int next_pow2(int v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// The query heads a block serves: 1, 4 or 8 (a group of 2 or 3 takes 4).
+int group_tile(std::int64_t group) { return group == 1 ? 1 : group <= 4 ? 4 : 8; }
+
+template <class T, int kE, int kC, bool kPaged>
+void launch_layout(const DecodeParams& p, unsigned blocks, NativeStream stream) {
+  const int kg = group_tile(p.group);
+  if (kg == 1) decode_kernel<T, kE, kC, 1, 4, kPaged><<<blocks, kThreads, 0, stream>>>(p);
+  else if (kg == 4) decode_kernel<T, kE, kC, 4, 4, kPaged><<<blocks, kThreads, 0, stream>>>(p);
+  else decode_kernel<T, kE, kC, 8, 2, kPaged><<<blocks, kThreads, 0, stream>>>(p);
+}
+
+template <class T, bool kPaged>
+void launch_typed(DecodeParams p, NativeStream stream) {
+  constexpr int kVec = kVec16<T>;
+  const int d = static_cast<int>(p.a.head_dim);
+  const bool vectors = d % kVec == 0 && aligned16(p.a.q) && aligned16(p.a.k) && aligned16(p.a.v);
+  const std::int64_t blocks = static_cast<std::int64_t>(p.splits) * p.a.batch * p.a.kv_heads * p.group_chunks;
+  if (blocks > 0x7fffffff) throw ValueError("gpu decode attention: " + std::to_string(blocks) + " blocks exceed the grid");
+  const auto grid = static_cast<unsigned>(blocks);
+  if (vectors && d / kVec <= kWarpSize) {
+    p.lanes = next_pow2(d / kVec);
+    launch_layout<T, kVec, 1, kPaged>(p, grid, stream);
+  } else if (vectors && d / kVec <= 2 * kWarpSize) {
+    p.lanes = kWarpSize;
+    launch_layout<T, kVec, 2, kPaged>(p, grid, stream);
+  } else {
+    p.lanes = kWarpSize;  // one element per chunk; head_dim <= 256 = kWarpSize * 8 on every warp width
+    launch_layout<T, 1, 256 / 32, kPaged>(p, grid, stream);
+  }
+  if (p.splits > 1) {
+    merge_splits_kernel<T><<<static_cast<unsigned>(p.a.batch * p.a.heads), 128, 0, stream>>>(p);
+  }
+}
+
+}  // namespace
+
+int decode_splits(const DecodeArgs& a, int sm_count) {
+  const std::int64_t group = a.heads / a.kv_heads;
+  const std::int64_t blocks = a.batch * a.kv_heads * ceil_div(group, group_tile(group));
+  const std::int64_t wanted = 4 * static_cast<std::int64_t>(std::max(sm_count, 1));
+  // A part of fewer than 128 keys costs more to merge than it saves.
+  const std::int64_t most = std::clamp<std::int64_t>(a.capacity / 128, 1, kMaxSplits);
+  return static_cast<int>(std::clamp<std::int64_t>(ceil_div(wanted, std::max<std::int64_t>(blocks, 1)), 1, most));
+}
+
+std::size_t decode_workspace_bytes(const DecodeArgs& a, int splits) {
+  if (splits <= 1) return 0;
+  const auto rows = static_cast<std::size_t>(splits) * static_cast<std::size_t>(a.batch * a.heads);
+  return rows * static_cast<std::size_t>(a.head_dim + 1) * sizeof(float);
+}
+
+void launch_decode(const DecodeArgs& a, int splits, void* workspace, void* stream) {
+  if (a.batch == 0 || a.heads == 0) return;
+  DecodeParams p{};
+  p.a = a;
+  p.group = static_cast<int>(a.heads / a.kv_heads);
+  p.group_chunks = static_cast<int>(ceil_div(p.group, group_tile(p.group)));
+  p.splits = std::clamp(splits, 1, kMaxSplits);
+  if (p.splits > 1) {
+    p.part_o = static_cast<float*>(workspace);
+    p.part_lse = p.part_o + static_cast<std::int64_t>(p.splits) * a.batch * a.heads * a.head_dim;
+  }
+  with_float_type(a.dtype, "gqa_decode", [&](auto tag) {
+    using T = decltype(tag);
+    if (a.block_table != nullptr) launch_typed<T, true>(p, native_stream(stream));
+    else launch_typed<T, false>(p, native_stream(stream));
+  });
+  check_launch(a.block_table != nullptr ? "gqa_paged_decode" : "gqa_decode");
+}
+
+}  // namespace tileops::gpu

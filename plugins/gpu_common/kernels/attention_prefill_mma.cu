@@ -1,0 +1,333 @@
+// Dense prefill attention on tensor cores (FlashAttention-2's schedule), CUDA sm_80 and later,
+// float16 and bfloat16, head dim 64 or 128. A block of 8 warps serves 128 query rows of one
+// (sequence, head), 16 rows a warp, and walks the key tiles of 64 the mask leaves: the next
+// tile's keys and values are copied to shared memory (cp.async) while this one is computed;
+// S = Q K^T and O += P V run as m16n8k16 MMAs with float accumulators, fragments read with
+// ldmatrix from tiles whose 16-byte chunks are XOR-swizzled by row, so that the eight rows an
+// ldmatrix reads fall in distinct banks. P stays in registers between the two products.
+#include "attention_prefill_mma.cuh"
+
+#include <cmath>
+#include <mutex>
+#include <type_traits>
+
+#include "launch.cuh"
+
+namespace tileops::gpu {
+
+#if defined(TILEOPS_GPU_HIP)
+
+void launch_attention_mma(const AttentionArgs&, void*) {
+  throw RuntimeError("hip: the tensor-core attention kernel is CUDA-only");
+}
+
+#else
+
+namespace {
+
+constexpr int kBr = 128;  // query rows per block
+constexpr int kBc = 64;   // keys per tile
+constexpr int kWarps = 8;
+constexpr int kThreads = kWarps * 32;
+// The device helpers exist where the kernel has a body: sm_80 and later (and the host pass).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+constexpr float kNegInf = -INFINITY;
+
+__device__ __forceinline__ float exp2_rel(float x, float max) { return max == kNegInf ? 0.f : exp2f(x - max); }
+
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Copies 16 bytes to shared memory, or zero-fills them when !valid.
+__device__ __forceinline__ void copy16_async(std::uint32_t dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ __forceinline__ void wait_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+
+// c += a b for a 16x16 tile a (row-major fragments) and a 16x8 tile b (column-major).
+template <class T>
+__device__ __forceinline__ void mma(float (&c)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
+  if constexpr (std::is_same_v<T, bf16>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// Two values as the element type's pair, the lower index in the low half.
+template <class T>
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+  return static_cast<std::uint32_t>(store_as<T>(lo).bits) | (static_cast<std::uint32_t>(store_as<T>(hi).bits) << 16);
+}
+
+// The element offset of 16-byte chunk `chunk` of row `row` in a tile of kD columns.
+template <int kD>
+__device__ __forceinline__ int swizzled(int row, int chunk) {
+  return row * kD + ((chunk ^ (row & 7)) << 3);
+}
+
+// Copies `rows` rows of kD elements, row r from src + r * stride (rows at or past `valid_rows`
+// zero-filled), into a swizzled tile.
+template <class T, int kD>
+__device__ __forceinline__ void load_tile(T* tile, const T* src, std::int64_t stride, int rows, std::int64_t valid_rows) {
+  constexpr int kChunks = kD / 8;
+  for (int idx = threadIdx.x; idx < rows * kChunks; idx += kThreads) {
+    const int r = idx / kChunks, c = idx % kChunks;
+    const bool valid = r < valid_rows;
+    copy16_async(shared_address(tile + swizzled<kD>(r, c)), valid ? src + r * stride + c * 8 : src, valid);
+  }
+}
+
+#endif
+
+template <class T, int kD, bool kSoftcap>
+__global__ void __launch_bounds__(kThreads, 1) prefill_mma_kernel(AttentionArgs a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  extern __shared__ __align__(128) unsigned char smem[];
+  T* s_q = reinterpret_cast<T*>(smem);
+  T* s_k = s_q + kBr * kD;      // two buffers of kBc x kD
+  T* s_v = s_k + 2 * kBc * kD;  // two buffers of kBc x kD
+
+  const int q_tiles = static_cast<int>((a.seq_q + kBr - 1) / kBr);
+  // The causal mask makes late query tiles the heaviest: they start first.
+  const int mt = q_tiles - 1 - static_cast<int>(blockIdx.x % q_tiles);
+  const std::int64_t bh = blockIdx.x / q_tiles;
+  const std::int64_t h = bh % a.heads;
+  const std::int64_t b = bh / a.heads;
+  const std::int64_t kvh = h / (a.heads / a.kv_heads);
+  const std::int64_t m0 = static_cast<std::int64_t>(mt) * kBr;
+  const std::int64_t offset = a.seq_kv - a.seq_q;  // query row i sits at key i + offset
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane >> 2, t = lane & 3;
+
+  // The key tiles the block's rows see.
+  const int kv_tiles = static_cast<int>((a.seq_kv + kBc - 1) / kBc);
+  int tile_begin = 0, tile_end = kv_tiles;
+  if (a.causal) {
+    const std::int64_t last_key = min_index(m0 + kBr, a.seq_q) - 1 + offset;
+    tile_end = last_key < 0 ? 0 : static_cast<int>(min_index(kv_tiles, last_key / kBc + 1));
+  }
+  if (a.window_left >= 0) {
+    const std::int64_t first_key = max_index(0, m0 + offset - a.window_left);
+    tile_begin = static_cast<int>(min_index(first_key / kBc, kv_tiles));
+  }
+
+  const std::int64_t q_stride = a.heads * kD, kv_stride = a.kv_heads * kD;
+  const T* q = static_cast<const T*>(a.q) + (b * a.seq_q * a.heads + h) * kD;
+  const T* k = static_cast<const T*>(a.k) + (b * a.seq_kv * a.kv_heads + kvh) * kD;
+  const T* v = static_cast<const T*>(a.v) + (b * a.seq_kv * a.kv_heads + kvh) * kD;
+
+  load_tile<T, kD>(s_q, q + m0 * q_stride, q_stride, kBr, a.seq_q - m0);
+  if (tile_begin < tile_end) {
+    const std::int64_t n0 = static_cast<std::int64_t>(tile_begin) * kBc;
+    load_tile<T, kD>(s_k, k + n0 * kv_stride, kv_stride, kBc, a.seq_kv - n0);
+    load_tile<T, kD>(s_v, v + n0 * kv_stride, kv_stride, kBc, a.seq_kv - n0);
+  }
+  commit_copies();
+
+  const float score_scale = kSoftcap ? a.sm_scale / a.softcap : a.sm_scale * kLog2e;
+  const std::int64_t row0 = m0 + warp * 16 + g;  // this lane's rows: row0 and row0 + 8
+  float o[kD / 8][4];
+#pragma unroll
+  for (int i = 0; i < kD / 8; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
+  float m_run[2] = {kNegInf, kNegInf};
+  float l_run[2] = {0.f, 0.f};
+  std::uint32_t qf[kD / 16][4];
+
+  for (int tile = tile_begin; tile < tile_end; ++tile) {
+    const int buf = (tile - tile_begin) & 1;
+    if (tile + 1 < tile_end) {
+      const std::int64_t n1 = static_cast<std::int64_t>(tile + 1) * kBc;
+      load_tile<T, kD>(s_k + (buf ^ 1) * kBc * kD, k + n1 * kv_stride, kv_stride, kBc, a.seq_kv - n1);
+      load_tile<T, kD>(s_v + (buf ^ 1) * kBc * kD, v + n1 * kv_stride, kv_stride, kBc, a.seq_kv - n1);
+    }
+    commit_copies();
+    wait_copies<1>();
+    __syncthreads();
+    if (tile == tile_begin) {
+#pragma unroll
+      for (int ks = 0; ks < kD / 16; ++ks) {
+        const int r = warp * 16 + (lane & 15);
+        ldmatrix_x4(qf[ks], shared_address(s_q + swizzled<kD>(r, ks * 2 + (lane >> 4))));
+      }
+    }
+    const T* sk = s_k + buf * kBc * kD;
+    const T* sv = s_v + buf * kBc * kD;
+
+    // S = Q K^T for this warp's 16 rows and the tile's 64 keys.
+    float s[kBc / 8][4];
+#pragma unroll
+    for (int i = 0; i < kBc / 8; ++i) s[i][0] = s[i][1] = s[i][2] = s[i][3] = 0.f;
+#pragma unroll
+    for (int ks = 0; ks < kD / 16; ++ks) {
+#pragma unroll
+      for (int np = 0; np < kBc / 16; ++np) {
+        std::uint32_t kf[4];
+        const int key = np * 16 + (lane & 7) + ((lane >> 4) << 3);
+        ldmatrix_x4(kf, shared_address(sk + swizzled<kD>(key, ks * 2 + ((lane >> 3) & 1))));
+        mma<T>(s[2 * np], qf[ks], kf[0], kf[1]);
+        mma<T>(s[2 * np + 1], qf[ks], kf[2], kf[3]);
+      }
+    }
+
+    // Scores in base 2, masked where the tile crosses a mask's edge.
+    const std::int64_t n0 = static_cast<std::int64_t>(tile) * kBc;
+    const bool edge = n0 + kBc > a.seq_kv || (a.causal && n0 + kBc - 1 > m0 + offset) ||
+                      (a.window_left >= 0 && n0 < m0 + kBr - 1 + offset - a.window_left);
+#pragma unroll
+    for (int nt = 0; nt < kBc / 8; ++nt) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        float x = s[nt][e] * score_scale;
+        if constexpr (kSoftcap) x = a.softcap * tanhf(x) * kLog2e;
+        if (edge) {
+          const std::int64_t j = n0 + nt * 8 + 2 * t + (e & 1);
+          const std::int64_t diag = row0 + (e >> 1) * 8 + offset;
+          const bool visible = j < a.seq_kv && (!a.causal || j <= diag) &&
+                               (a.window_left < 0 || j >= diag - a.window_left);
+          if (!visible) x = kNegInf;
+        }
+        s[nt][e] = x;
+      }
+    }
+
+    // Online softmax per row (half 0: row0, half 1: row0 + 8); a quad of lanes shares a row.
+    float scale[2];
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      float mx = kNegInf;
+#pragma unroll
+      for (int nt = 0; nt < kBc / 8; ++nt) mx = fmaxf(mx, fmaxf(s[nt][2 * half], s[nt][2 * half + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float m_new = fmaxf(m_run[half], mx);
+      scale[half] = exp2_rel(m_run[half], m_new);
+      m_run[half] = m_new;
+      float sum = 0.f;
+#pragma unroll
+      for (int nt = 0; nt < kBc / 8; ++nt) {
+        s[nt][2 * half] = exp2_rel(s[nt][2 * half], m_new);
+        s[nt][2 * half + 1] = exp2_rel(s[nt][2 * half + 1], m_new);
+        sum += s[nt][2 * half] + s[nt][2 * half + 1];
+      }
+      l_run[half] = l_run[half] * scale[half] + sum;  // this lane's part; the quad sums at the end
+    }
+#pragma unroll
+    for (int i = 0; i < kD / 8; ++i) {
+      o[i][0] *= scale[0];
+      o[i][1] *= scale[0];
+      o[i][2] *= scale[1];
+      o[i][3] *= scale[1];
+    }
+
+    // O += P V, P taken from the score registers as A fragments.
+#pragma unroll
+    for (int kk = 0; kk < kBc / 16; ++kk) {
+      const std::uint32_t pf[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]), pack2<T>(s[2 * kk][2], s[2 * kk][3]),
+                                   pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                                   pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+      for (int dp = 0; dp < kD / 16; ++dp) {
+        std::uint32_t vf[4];
+        const int key = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
+        ldmatrix_x4_trans(vf, shared_address(sv + swizzled<kD>(key, dp * 2 + (lane >> 4))));
+        mma<T>(o[2 * dp], pf, vf[0], vf[1]);
+        mma<T>(o[2 * dp + 1], pf, vf[2], vf[3]);
+      }
+    }
+    __syncthreads();  // every warp is done with this buffer before the next tile's copy fills it
+  }
+  wait_copies<0>();
+
+  T* out = static_cast<T*>(a.o) + (b * a.seq_q * a.heads + h) * kD;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    float l = l_run[half];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    const std::int64_t i = row0 + half * 8;
+    if (i >= a.seq_q) continue;
+    const float inv = l > 0.f ? 1.f / l : 0.f;
+    T* row = out + i * q_stride;
+#pragma unroll
+    for (int dt = 0; dt < kD / 8; ++dt) {
+      *reinterpret_cast<std::uint32_t*>(row + dt * 8 + 2 * t) =
+          pack2<T>(o[dt][2 * half] * inv, o[dt][2 * half + 1] * inv);
+    }
+    if (a.lse != nullptr && t == 0) {
+      a.lse[(b * a.heads + h) * a.seq_q + i] = l > 0.f ? (m_run[half] + log2f(l)) * kLn2 : kNegInf;
+    }
+  }
+#elif defined(__CUDA_ARCH__)
+  __trap();  // the launcher runs this kernel on compute capability 8.0 and later only
+#endif
+}
+
+template <class T, int kD, bool kSoftcap>
+void launch_typed(const AttentionArgs& a, unsigned blocks, NativeStream stream) {
+  constexpr int kSmem = (kBr + 4 * kBc) * kD * static_cast<int>(sizeof(T));
+  // The limit is a property of the kernel on each device; set once per device (the first 64).
+  constexpr int kDevices = 64;
+  static std::once_flag configured[kDevices];
+  int device = 0;
+  check(cudaGetDevice(&device), "reading the current device");
+  const auto raise_limit = [] {
+    check(cudaFuncSetAttribute(prefill_mma_kernel<T, kD, kSoftcap>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               kSmem),
+          "raising the attention kernel's shared memory limit");
+  };
+  if (device >= 0 && device < kDevices) std::call_once(configured[device], raise_limit);
+  else raise_limit();
+  prefill_mma_kernel<T, kD, kSoftcap><<<blocks, kThreads, kSmem, stream>>>(a);
+}
+
+template <class T>
+void launch_for_type(const AttentionArgs& a, unsigned blocks, NativeStream stream) {
+  const bool softcap = a.softcap > 0.f;
+  if (a.head_dim == 64) {
+    softcap ? launch_typed<T, 64, true>(a, blocks, stream) : launch_typed<T, 64, false>(a, blocks, stream);
+  } else {
+    softcap ? launch_typed<T, 128, true>(a, blocks, stream) : launch_typed<T, 128, false>(a, blocks, stream);
+  }
+}
+
+}  // namespace
+
+void launch_attention_mma(const AttentionArgs& a, void* stream) {
+  const std::int64_t blocks = ceil_div(a.seq_q, kBr) * a.heads * a.batch;
+  if (blocks > 0x7fffffff) throw ValueError("gpu attention: " + std::to_string(blocks) + " blocks exceed the grid");
+  const auto grid = static_cast<unsigned>(blocks);
+  if (a.dtype == DType::bfloat16) launch_for_type<bf16>(a, grid, native_stream(stream));
+  else launch_for_type<f16>(a, grid, native_stream(stream));
+  check_launch("gqa_attention");
+}
+
+#endif
+
+}  // namespace tileops::gpu
