@@ -25,11 +25,23 @@ struct DecodeParams {
   DecodeArgs a;
   int group;         // query heads per KV head
   int group_chunks;  // blocks per KV head (group / kG, rounded up)
-  int lanes;         // lanes per key row: a power of two up to the warp
   int splits;
   float* part_o;    // [splits, batch, heads, head_dim] when splits > 1
   float* part_lse;  // [splits, batch, heads], base-2
 };
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+// Copies 16 bytes to shared memory, or zero-fills them when !valid.
+__device__ __forceinline__ void copy16_async(void* dst, const void* src, bool valid) {
+  const auto address = static_cast<std::uint32_t>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src), "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ __forceinline__ void wait_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+#endif
 
 // exp2 of a difference whose larger side may be -inf (then 0, not NaN).
 __device__ __forceinline__ float exp2_rel(float x, float max) { return max == kNegInf ? 0.f : exp2f(x - max); }
@@ -71,8 +83,17 @@ __device__ __forceinline__ void load_row(const T* row, int li, int lanes, int d,
     for (int e = 0; e < kE; ++e) out.v[c][e] = to_float(raw.c[c].v[e]);
 }
 
-template <class T, int kE, int kC, int kG, int kU, bool kPaged>
+// kLanes lanes hold a key row (a power of two up to the warp), kC chunks of kE elements each;
+// kStages > 1 (16-byte chunks, one a lane, CUDA sm_80 and later) keeps that many iterations'
+// loads in flight through shared memory.
+template <class T, int kE, int kC, int kLanes, int kG, int kU, int kStages, bool kPaged>
 __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
+  // Shared memory: the staging slots of the loads in flight, then the warps' merge.
+  constexpr int kMaxD = 256;
+  constexpr std::size_t kAccBytes = sizeof(float) * kWarps * kG * kMaxD;
+  constexpr std::size_t kMergeBytes = kAccBytes + 2 * sizeof(float) * kWarps * kG;
+  constexpr std::size_t kStageBytes = static_cast<std::size_t>(kStages) * kU * 2 * kThreads * 16;
+  __shared__ alignas(16) unsigned char smem[kStages > 1 && kStageBytes > kMergeBytes ? kStageBytes : kMergeBytes];
   const DecodeArgs& a = p.a;
   const int d = static_cast<int>(a.head_dim);
   const std::int64_t block = blockIdx.x;
@@ -84,8 +105,8 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
   const int g0 = (head_block % p.group_chunks) * kG;
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
-  const int lanes = p.lanes;
-  const int rows = kWarpSize / lanes;  // keys a warp reads at once
+  constexpr int lanes = kLanes;
+  constexpr int rows = kWarpSize / kLanes;  // keys a warp reads at once
   const int sub = lane / lanes;
   const int li = lane % lanes;
 
@@ -131,72 +152,156 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
   const T* kbase = static_cast<const T*>(a.k);
   const T* vbase = static_cast<const T*>(a.v);
   const std::int64_t step = static_cast<std::int64_t>(kWarps) * rows;
-  // The bound is the warp's, not the lane's: the score reduction shuffles across the warp.
-  for (std::int64_t base = begin + warp * rows; base < end; base += step * kU) {
-    RawRow<T, kE, kC> kr[kU], vr[kU];
-    bool valid[kU];
-#pragma unroll
-    for (int u = 0; u < kU; ++u) {
-      const std::int64_t pos = base + sub + u * step;
-      valid[u] = pos < end;
-      std::int64_t slot = 0;
-      if constexpr (kPaged) {
-        const std::int64_t column = pos / a.block_size;
-        const std::int64_t page = valid[u] ? a.block_table[b * a.max_blocks + column] : 0;
-        if (page < 0 || page >= a.num_blocks) {
-          if (li == 0) {
-            report_fault(a.faults, FaultSource::paged_decode, FaultKind::block_table, b, column, page, 0,
-                         a.num_blocks - 1);
-          }
-          valid[u] = false;
+
+  // The element offset of the row of key position `pos` in the cache; `valid` turns false when
+  // the position is past this part's end or its page is out of range (recorded).
+  const auto locate = [&](std::int64_t pos, bool& valid) -> std::int64_t {
+    valid = pos < end;
+    std::int64_t slot = 0;
+    if constexpr (kPaged) {
+      // Positions fit in 32 bits (the launcher checks the capacity): a 32-bit division.
+      const auto upos = static_cast<std::uint32_t>(pos);
+      const auto column = static_cast<std::int64_t>(upos / static_cast<std::uint32_t>(a.block_size));
+      const std::int64_t page = valid ? a.block_table[b * a.max_blocks + column] : 0;
+      if (page < 0 || page >= a.num_blocks) {
+        if (li == 0) {
+          report_fault(a.faults, FaultSource::paged_decode, FaultKind::block_table, b, column, page, 0,
+                       a.num_blocks - 1);
         }
-        slot = valid[u] ? page * a.block_size + pos % a.block_size : 0;
-      } else {
-        slot = valid[u] ? b * a.capacity + pos : 0;
+        valid = false;
       }
-      const std::int64_t offset = (slot * a.kv_heads + kvh) * d;
-      load_raw<T, kE, kC>(kbase + offset, li, lanes, d, valid[u], kr[u]);
-      load_raw<T, kE, kC>(vbase + offset, li, lanes, d, valid[u], vr[u]);
+      slot = valid ? page * a.block_size + (pos - column * a.block_size) : 0;
+    } else {
+      slot = valid ? b * a.capacity + pos : 0;
     }
-#pragma unroll
-    for (int g = 0; g < kG; ++g) {
-      float s[kU];
-      float tile_max = kNegInf;
+    return (slot * a.kv_heads + kvh) * d;
+  };
+
+  // Folds kU keys' rows into the online softmax of every head of the group.
+  const auto fold = [&](const RawRow<T, kE, kC>(&kr)[kU], const RawRow<T, kE, kC>(&vr)[kU], const bool(&valid)[kU]) {
+      // Every (key, head) dot product, then their sums over the row's lanes, all shuffles of a
+      // step independent of each other.
+      float s[kU][kG];
+  #pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        float k_elems[kC][kE];
+  #pragma unroll
+        for (int c = 0; c < kC; ++c)
+  #pragma unroll
+          for (int e = 0; e < kE; ++e) k_elems[c][e] = to_float(kr[u].c[c].v[e]);
+  #pragma unroll
+        for (int g = 0; g < kG; ++g) {
+          float dot = 0.f;
+  #pragma unroll
+          for (int c = 0; c < kC; ++c)
+  #pragma unroll
+            for (int e = 0; e < kE; ++e) dot = fmaf(q[g].v[c][e], k_elems[c][e], dot);
+          s[u][g] = dot;
+        }
+      }
+  #pragma unroll
+      for (int mask = lanes / 2; mask > 0; mask /= 2)
+  #pragma unroll
+        for (int u = 0; u < kU; ++u)
+  #pragma unroll
+          for (int g = 0; g < kG; ++g) s[u][g] += shuffle_xor(s[u][g], mask);
+  #pragma unroll
+      for (int g = 0; g < kG; ++g) {
+        float tile_max = kNegInf;
+  #pragma unroll
+        for (int u = 0; u < kU; ++u) {
+          float x = s[u][g];
+          if (a.softcap > 0.f) x = a.softcap * tanhf(x / a.softcap) * kLog2e;
+          s[u][g] = valid[u] ? x : kNegInf;
+          tile_max = fmaxf(tile_max, s[u][g]);
+        }
+        const float m_new = fmaxf(m[g], tile_max);
+        const float scale = exp2_rel(m[g], m_new);
+        m[g] = m_new;
+        l[g] *= scale;
+  #pragma unroll
+        for (int c = 0; c < kC; ++c)
+  #pragma unroll
+          for (int e = 0; e < kE; ++e) acc[g].v[c][e] *= scale;
+  #pragma unroll
+        for (int u = 0; u < kU; ++u) {
+          const float pu = exp2_rel(s[u][g], m_new);
+          l[g] += pu;
+  #pragma unroll
+          for (int c = 0; c < kC; ++c)
+  #pragma unroll
+            for (int e = 0; e < kE; ++e) acc[g].v[c][e] = fmaf(pu, to_float(vr[u].c[c].v[e]), acc[g].v[c][e]);
+        }
+      }
+  };
+
+  // The warp's keys: position base + sub + u * step of iteration (base - begin - warp * rows) /
+  // (step * kU). The bound is the warp's, not the lane's: the score reduction shuffles across
+  // the warp.
+  const std::int64_t warp_begin = begin + warp * rows;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (kStages > 1) {
+    // kStages iterations in flight: each lane copies its own chunks of the rows into its own
+    // slots of shared memory (cp.async) and reads back only those, so no barrier is needed.
+    const int iterations = warp_begin < end ? static_cast<int>((end - warp_begin + step * kU - 1) / (step * kU)) : 0;
+    std::uint32_t valid_bits = 0;  // bit stage * kU + u
+    const auto slot_of = [&](int stage, int u, int which) {
+      return reinterpret_cast<Pack<T, kE>*>(smem) + ((stage * kU + u) * 2 + which) * kThreads + threadIdx.x;
+    };
+    const auto issue = [&](int it) {
+      const int stage = it % kStages;
 #pragma unroll
       for (int u = 0; u < kU; ++u) {
-        float dot = 0.f;
-#pragma unroll
-        for (int c = 0; c < kC; ++c)
-#pragma unroll
-          for (int e = 0; e < kE; ++e) dot = fmaf(q[g].v[c][e], to_float(kr[u].c[c].v[e]), dot);
-        for (int mask = lanes / 2; mask > 0; mask /= 2) dot += shuffle_xor(dot, mask);
-        if (a.softcap > 0.f) dot = a.softcap * tanhf(dot / a.softcap) * kLog2e;
-        s[u] = valid[u] ? dot : kNegInf;
-        tile_max = fmaxf(tile_max, s[u]);
+        bool valid = false;
+        const std::int64_t offset = locate(warp_begin + sub + (static_cast<std::int64_t>(it) * kU + u) * step, valid);
+        const bool chunk = valid && li * kE + kE <= d;
+        const std::int64_t at = chunk ? offset + li * kE : 0;
+        copy16_async(slot_of(stage, u, 0), kbase + at, chunk);
+        copy16_async(slot_of(stage, u, 1), vbase + at, chunk);
+        const std::uint32_t bit = 1u << (stage * kU + u);
+        valid_bits = valid ? valid_bits | bit : valid_bits & ~bit;
       }
-      const float m_new = fmaxf(m[g], tile_max);
-      const float scale = exp2_rel(m[g], m_new);
-      m[g] = m_new;
-      l[g] *= scale;
+    };
 #pragma unroll
-      for (int c = 0; c < kC; ++c)
-#pragma unroll
-        for (int e = 0; e < kE; ++e) acc[g].v[c][e] *= scale;
+    for (int it = 0; it < kStages - 1; ++it) {
+      if (it < iterations) issue(it);
+      commit_copies();
+    }
+    for (int it = 0; it < iterations; ++it) {
+      if (it + kStages - 1 < iterations) issue(it + kStages - 1);
+      commit_copies();
+      wait_copies<kStages - 1>();
+      const int stage = it % kStages;
+      RawRow<T, kE, kC> kr[kU], vr[kU];
+      bool valid[kU];
 #pragma unroll
       for (int u = 0; u < kU; ++u) {
-        const float pu = exp2_rel(s[u], m_new);
-        l[g] += pu;
-#pragma unroll
-        for (int c = 0; c < kC; ++c)
-#pragma unroll
-          for (int e = 0; e < kE; ++e) acc[g].v[c][e] = fmaf(pu, to_float(vr[u].c[c].v[e]), acc[g].v[c][e]);
+        kr[u].c[0] = *slot_of(stage, u, 0);
+        vr[u].c[0] = *slot_of(stage, u, 1);
+        valid[u] = (valid_bits >> (stage * kU + u)) & 1u;
       }
+      fold(kr, vr, valid);
+    }
+  } else
+#endif
+  {
+    for (std::int64_t base = warp_begin; base < end; base += step * kU) {
+      RawRow<T, kE, kC> kr[kU], vr[kU];
+      bool valid[kU];
+#pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        const std::int64_t offset = locate(base + sub + u * step, valid[u]);
+        load_raw<T, kE, kC>(kbase + offset, li, lanes, d, valid[u], kr[u]);
+        load_raw<T, kE, kC>(vbase + offset, li, lanes, d, valid[u], vr[u]);
+      }
+      fold(kr, vr, valid);
     }
   }
 
   // Merge the warp's key rows (lanes li of every sub), then the warps.
 #pragma unroll
   for (int g = 0; g < kG; ++g) {
+#pragma unroll
     for (int mask = lanes; mask < kWarpSize; mask *= 2) {
       const float m_o = shuffle_xor(m[g], mask);
       const float l_o = shuffle_xor(l[g], mask);
@@ -213,9 +318,10 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
       m[g] = m_new;
     }
   }
-  constexpr int kMaxD = 256;
-  __shared__ float s_acc[kWarps][kG][kMaxD];
-  __shared__ float s_m[kWarps][kG], s_l[kWarps][kG];
+  __syncthreads();  // the staging slots become the merge's scratch
+  auto& s_acc = *reinterpret_cast<float(*)[kWarps][kG][kMaxD]>(smem);
+  auto& s_m = *reinterpret_cast<float(*)[kWarps][kG]>(smem + kAccBytes);
+  auto& s_l = *reinterpret_cast<float(*)[kWarps][kG]>(smem + kAccBytes + kWarps * kG * sizeof(float));
   if (sub == 0) {
 #pragma unroll
     for (int g = 0; g < kG; ++g) {
@@ -284,21 +390,32 @@ __global__ void merge_splits_kernel(DecodeParams p) {
   }
 }
 
-int next_pow2(int v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
-
 // The query heads a block serves: 1, 4 or 8 (a group of 2 or 3 takes 4).
 int group_tile(std::int64_t group) { return group == 1 ? 1 : group <= 4 ? 4 : 8; }
 
-template <class T, int kE, int kC, bool kPaged>
+// Iterations in flight for kU keys a lane: as many as 48 KiB of staging holds, at most 4, and
+// none where the chunks are not 16 bytes or the device has no cp.async (HIP; CUDA takes the
+// direct loads below sm_80 at run time inside the kernel).
+template <class T, int kE, int kC, int kU>
+constexpr int stages_for() {
+#if defined(TILEOPS_GPU_HIP)
+  return 1;
+#else
+  if (kE * sizeof(T) != 16 || kC != 1) return 1;
+  return std::clamp(49152 / (kU * 2 * kThreads * 16), 1, 4);
+#endif
+}
+
+template <class T, int kE, int kC, int kLanes, bool kPaged>
 void launch_layout(const DecodeParams& p, unsigned blocks, NativeStream stream) {
   const int kg = group_tile(p.group);
-  if (kg == 1) decode_kernel<T, kE, kC, 1, 4, kPaged><<<blocks, kThreads, 0, stream>>>(p);
-  else if (kg == 4) decode_kernel<T, kE, kC, 4, 4, kPaged><<<blocks, kThreads, 0, stream>>>(p);
-  else decode_kernel<T, kE, kC, 8, 2, kPaged><<<blocks, kThreads, 0, stream>>>(p);
+  if (kg == 1) {
+    decode_kernel<T, kE, kC, kLanes, 1, 4, stages_for<T, kE, kC, 4>(), kPaged><<<blocks, kThreads, 0, stream>>>(p);
+  } else if (kg == 4) {
+    decode_kernel<T, kE, kC, kLanes, 4, 4, stages_for<T, kE, kC, 4>(), kPaged><<<blocks, kThreads, 0, stream>>>(p);
+  } else {
+    decode_kernel<T, kE, kC, kLanes, 8, 2, stages_for<T, kE, kC, 2>(), kPaged><<<blocks, kThreads, 0, stream>>>(p);
+  }
 }
 
 template <class T, bool kPaged>
@@ -309,15 +426,18 @@ void launch_typed(DecodeParams p, NativeStream stream) {
   const std::int64_t blocks = static_cast<std::int64_t>(p.splits) * p.a.batch * p.a.kv_heads * p.group_chunks;
   if (blocks > 0x7fffffff) throw ValueError("gpu decode attention: " + std::to_string(blocks) + " blocks exceed the grid");
   const auto grid = static_cast<unsigned>(blocks);
-  if (vectors && d / kVec <= kWarpSize) {
-    p.lanes = next_pow2(d / kVec);
-    launch_layout<T, kVec, 1, kPaged>(p, grid, stream);
-  } else if (vectors && d / kVec <= 2 * kWarpSize) {
-    p.lanes = kWarpSize;
-    launch_layout<T, kVec, 2, kPaged>(p, grid, stream);
+  const int chunks = d / kVec;
+  if (vectors && chunks <= 8) {
+    launch_layout<T, kVec, 1, 8, kPaged>(p, grid, stream);
+  } else if (vectors && chunks <= 16) {
+    launch_layout<T, kVec, 1, 16, kPaged>(p, grid, stream);
+  } else if (vectors && chunks <= 32) {
+    launch_layout<T, kVec, 1, 32, kPaged>(p, grid, stream);
+  } else if constexpr (kVec == 4) {  // float32 rows of up to 256: two chunks a lane
+    if (vectors) launch_layout<T, kVec, 2, 32, kPaged>(p, grid, stream);
+    else launch_layout<T, 1, 8, 32, kPaged>(p, grid, stream);
   } else {
-    p.lanes = kWarpSize;  // one element per chunk; head_dim <= 256 = kWarpSize * 8 on every warp width
-    launch_layout<T, 1, 256 / 32, kPaged>(p, grid, stream);
+    launch_layout<T, 1, 8, 32, kPaged>(p, grid, stream);  // one element a chunk: 256 = 32 lanes x 8
   }
   if (p.splits > 1) {
     merge_splits_kernel<T><<<static_cast<unsigned>(p.a.batch * p.a.heads), 128, 0, stream>>>(p);
@@ -343,6 +463,10 @@ std::size_t decode_workspace_bytes(const DecodeArgs& a, int splits) {
 
 void launch_decode(const DecodeArgs& a, int splits, void* workspace, void* stream) {
   if (a.batch == 0 || a.heads == 0) return;
+  if (a.capacity > 0x7fffffff) {
+    throw ValueError("gpu decode attention: a cache of " + std::to_string(a.capacity) +
+                     " positions per sequence; at most 2^31 - 1 are served");
+  }
   DecodeParams p{};
   p.a = a;
   p.group = static_cast<int>(a.heads / a.kv_heads);

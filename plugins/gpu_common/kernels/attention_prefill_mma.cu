@@ -1,6 +1,7 @@
 // Dense prefill attention on tensor cores (FlashAttention-2's schedule), CUDA sm_80 and later,
-// float16 and bfloat16, head dim 64 or 128. A block of 8 warps serves 128 query rows of one
-// (sequence, head), 16 rows a warp, and walks the key tiles of 64 the mask leaves: the next
+// float16 and bfloat16, head dim 64 or 128. A block of 4 warps serves 128 query rows of one
+// (sequence, head), 32 rows a warp (two MMA row tiles sharing every key and value fragment a
+// warp reads from shared memory), and walks the key tiles of 64 the mask leaves: the next
 // tile's keys and values are copied to shared memory (cp.async) while this one is computed;
 // S = Q K^T and O += P V run as m16n8k16 MMAs with float accumulators, fragments read with
 // ldmatrix from tiles whose 16-byte chunks are XOR-swizzled by row, so that the eight rows an
@@ -27,10 +28,11 @@ namespace {
 
 constexpr int kBr = 128;  // query rows per block
 constexpr int kBc = 64;   // keys per tile
-constexpr int kWarps = 8;
+constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * 32;
 // The device helpers exist where the kernel has a body: sm_80 and later (and the host pass).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+constexpr int kRowTiles = kBr / kWarps / 16;  // MMA row tiles of 16 a warp holds
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kNegInf = -INFINITY;
@@ -107,7 +109,7 @@ __device__ __forceinline__ void load_tile(T* tile, const T* src, std::int64_t st
 #endif
 
 template <class T, int kD, bool kSoftcap>
-__global__ void __launch_bounds__(kThreads, 1) prefill_mma_kernel(AttentionArgs a) {
+__global__ void __launch_bounds__(kThreads, 2) prefill_mma_kernel(AttentionArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   extern __shared__ __align__(128) unsigned char smem[];
   T* s_q = reinterpret_cast<T*>(smem);
@@ -152,13 +154,19 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_mma_kernel(AttentionArgs 
   commit_copies();
 
   const float score_scale = kSoftcap ? a.sm_scale / a.softcap : a.sm_scale * kLog2e;
-  const std::int64_t row0 = m0 + warp * 16 + g;  // this lane's rows: row0 and row0 + 8
-  float o[kD / 8][4];
+  // A window wider than any sequence the launcher admits is no window.
+  const int window = a.window_left < 0 || a.window_left > (1 << 30) ? -1 : static_cast<int>(a.window_left);
+  // This lane's rows: row0 + 16 * tile + 8 * half for tile < kRowTiles, half < 2.
+  const std::int64_t row0 = m0 + warp * 16 * kRowTiles + g;
+  float o[kRowTiles][kD / 8][4];
+  float m_run[kRowTiles][2], l_run[kRowTiles][2];
 #pragma unroll
-  for (int i = 0; i < kD / 8; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
-  float m_run[2] = {kNegInf, kNegInf};
-  float l_run[2] = {0.f, 0.f};
-  std::uint32_t qf[kD / 16][4];
+  for (int r = 0; r < kRowTiles; ++r) {
+#pragma unroll
+    for (int i = 0; i < kD / 8; ++i) o[r][i][0] = o[r][i][1] = o[r][i][2] = o[r][i][3] = 0.f;
+    m_run[r][0] = m_run[r][1] = kNegInf;
+    l_run[r][0] = l_run[r][1] = 0.f;
+  }
 
   for (int tile = tile_begin; tile < tile_end; ++tile) {
     const int buf = (tile - tile_begin) & 1;
@@ -170,95 +178,110 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_mma_kernel(AttentionArgs 
     commit_copies();
     wait_copies<1>();
     __syncthreads();
-    if (tile == tile_begin) {
-#pragma unroll
-      for (int ks = 0; ks < kD / 16; ++ks) {
-        const int r = warp * 16 + (lane & 15);
-        ldmatrix_x4(qf[ks], shared_address(s_q + swizzled<kD>(r, ks * 2 + (lane >> 4))));
-      }
-    }
     const T* sk = s_k + buf * kBc * kD;
     const T* sv = s_v + buf * kBc * kD;
 
-    // S = Q K^T for this warp's 16 rows and the tile's 64 keys.
-    float s[kBc / 8][4];
+    // S = Q K^T for this warp's rows and the tile's 64 keys; each key fragment serves every row
+    // tile, the query fragments come from shared memory.
+    float s[kRowTiles][kBc / 8][4];
 #pragma unroll
-    for (int i = 0; i < kBc / 8; ++i) s[i][0] = s[i][1] = s[i][2] = s[i][3] = 0.f;
+    for (int r = 0; r < kRowTiles; ++r)
+#pragma unroll
+      for (int i = 0; i < kBc / 8; ++i) s[r][i][0] = s[r][i][1] = s[r][i][2] = s[r][i][3] = 0.f;
 #pragma unroll
     for (int ks = 0; ks < kD / 16; ++ks) {
+      std::uint32_t qf[kRowTiles][4];
+#pragma unroll
+      for (int r = 0; r < kRowTiles; ++r) {
+        const int row = (warp * kRowTiles + r) * 16 + (lane & 15);
+        ldmatrix_x4(qf[r], shared_address(s_q + swizzled<kD>(row, ks * 2 + (lane >> 4))));
+      }
 #pragma unroll
       for (int np = 0; np < kBc / 16; ++np) {
         std::uint32_t kf[4];
         const int key = np * 16 + (lane & 7) + ((lane >> 4) << 3);
         ldmatrix_x4(kf, shared_address(sk + swizzled<kD>(key, ks * 2 + ((lane >> 3) & 1))));
-        mma<T>(s[2 * np], qf[ks], kf[0], kf[1]);
-        mma<T>(s[2 * np + 1], qf[ks], kf[2], kf[3]);
+#pragma unroll
+        for (int r = 0; r < kRowTiles; ++r) {
+          mma<T>(s[r][2 * np], qf[r], kf[0], kf[1]);
+          mma<T>(s[r][2 * np + 1], qf[r], kf[2], kf[3]);
+        }
       }
     }
 
-    // Scores in base 2, masked where the tile crosses a mask's edge.
+    // Scores in base 2, masked where the tile crosses a mask's edge; then the online softmax
+    // per row (a quad of lanes shares a row).
     const std::int64_t n0 = static_cast<std::int64_t>(tile) * kBc;
     const bool edge = n0 + kBc > a.seq_kv || (a.causal && n0 + kBc - 1 > m0 + offset) ||
                       (a.window_left >= 0 && n0 < m0 + kBr - 1 + offset - a.window_left);
+    // The mask in 32-bit offsets from the tile's first key (the launcher bounds the lengths).
+    const int keys_left = static_cast<int>(min_index(a.seq_kv - n0, kBc));
+    const int diag0 = static_cast<int>(row0 + offset - n0);  // this lane's first row's diagonal
 #pragma unroll
-    for (int nt = 0; nt < kBc / 8; ++nt) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        float x = s[nt][e] * score_scale;
-        if constexpr (kSoftcap) x = a.softcap * tanhf(x) * kLog2e;
-        if (edge) {
-          const std::int64_t j = n0 + nt * 8 + 2 * t + (e & 1);
-          const std::int64_t diag = row0 + (e >> 1) * 8 + offset;
-          const bool visible = j < a.seq_kv && (!a.causal || j <= diag) &&
-                               (a.window_left < 0 || j >= diag - a.window_left);
-          if (!visible) x = kNegInf;
-        }
-        s[nt][e] = x;
-      }
-    }
-
-    // Online softmax per row (half 0: row0, half 1: row0 + 8); a quad of lanes shares a row.
-    float scale[2];
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      float mx = kNegInf;
-#pragma unroll
-      for (int nt = 0; nt < kBc / 8; ++nt) mx = fmaxf(mx, fmaxf(s[nt][2 * half], s[nt][2 * half + 1]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const float m_new = fmaxf(m_run[half], mx);
-      scale[half] = exp2_rel(m_run[half], m_new);
-      m_run[half] = m_new;
-      float sum = 0.f;
+    for (int r = 0; r < kRowTiles; ++r) {
 #pragma unroll
       for (int nt = 0; nt < kBc / 8; ++nt) {
-        s[nt][2 * half] = exp2_rel(s[nt][2 * half], m_new);
-        s[nt][2 * half + 1] = exp2_rel(s[nt][2 * half + 1], m_new);
-        sum += s[nt][2 * half] + s[nt][2 * half + 1];
-      }
-      l_run[half] = l_run[half] * scale[half] + sum;  // this lane's part; the quad sums at the end
-    }
 #pragma unroll
-    for (int i = 0; i < kD / 8; ++i) {
-      o[i][0] *= scale[0];
-      o[i][1] *= scale[0];
-      o[i][2] *= scale[1];
-      o[i][3] *= scale[1];
+        for (int e = 0; e < 4; ++e) {
+          float x = s[r][nt][e] * score_scale;
+          if constexpr (kSoftcap) x = a.softcap * tanhf(x) * kLog2e;
+          if (edge) {
+            const int j = nt * 8 + 2 * t + (e & 1);
+            const int diag = diag0 + r * 16 + (e >> 1) * 8;
+            const bool visible = j < keys_left && (!a.causal || j <= diag) && (window < 0 || j >= diag - window);
+            if (!visible) x = kNegInf;
+          }
+          s[r][nt][e] = x;
+        }
+      }
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        float mx = kNegInf;
+#pragma unroll
+        for (int nt = 0; nt < kBc / 8; ++nt) mx = fmaxf(mx, fmaxf(s[r][nt][2 * half], s[r][nt][2 * half + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float m_new = fmaxf(m_run[r][half], mx);
+        const float scale = exp2_rel(m_run[r][half], m_new);
+        m_run[r][half] = m_new;
+        float sum = 0.f;
+#pragma unroll
+        for (int nt = 0; nt < kBc / 8; ++nt) {
+          s[r][nt][2 * half] = exp2_rel(s[r][nt][2 * half], m_new);
+          s[r][nt][2 * half + 1] = exp2_rel(s[r][nt][2 * half + 1], m_new);
+          sum += s[r][nt][2 * half] + s[r][nt][2 * half + 1];
+        }
+        l_run[r][half] = l_run[r][half] * scale + sum;  // this lane's part; the quad sums at the end
+#pragma unroll
+        for (int i = 0; i < kD / 8; ++i) {
+          o[r][i][2 * half] *= scale;
+          o[r][i][2 * half + 1] *= scale;
+        }
+      }
     }
 
-    // O += P V, P taken from the score registers as A fragments.
+    // O += P V, P taken from the score registers as A fragments; each value fragment serves
+    // every row tile.
 #pragma unroll
     for (int kk = 0; kk < kBc / 16; ++kk) {
-      const std::uint32_t pf[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]), pack2<T>(s[2 * kk][2], s[2 * kk][3]),
-                                   pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                                   pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+      std::uint32_t pf[kRowTiles][4];
+#pragma unroll
+      for (int r = 0; r < kRowTiles; ++r) {
+        pf[r][0] = pack2<T>(s[r][2 * kk][0], s[r][2 * kk][1]);
+        pf[r][1] = pack2<T>(s[r][2 * kk][2], s[r][2 * kk][3]);
+        pf[r][2] = pack2<T>(s[r][2 * kk + 1][0], s[r][2 * kk + 1][1]);
+        pf[r][3] = pack2<T>(s[r][2 * kk + 1][2], s[r][2 * kk + 1][3]);
+      }
 #pragma unroll
       for (int dp = 0; dp < kD / 16; ++dp) {
         std::uint32_t vf[4];
         const int key = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
         ldmatrix_x4_trans(vf, shared_address(sv + swizzled<kD>(key, dp * 2 + (lane >> 4))));
-        mma<T>(o[2 * dp], pf, vf[0], vf[1]);
-        mma<T>(o[2 * dp + 1], pf, vf[2], vf[3]);
+#pragma unroll
+        for (int r = 0; r < kRowTiles; ++r) {
+          mma<T>(o[r][2 * dp], pf[r], vf[0], vf[1]);
+          mma<T>(o[r][2 * dp + 1], pf[r], vf[2], vf[3]);
+        }
       }
     }
     __syncthreads();  // every warp is done with this buffer before the next tile's copy fills it
@@ -267,21 +290,24 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_mma_kernel(AttentionArgs 
 
   T* out = static_cast<T*>(a.o) + (b * a.seq_q * a.heads + h) * kD;
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    float l = l_run[half];
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
-    const std::int64_t i = row0 + half * 8;
-    if (i >= a.seq_q) continue;
-    const float inv = l > 0.f ? 1.f / l : 0.f;
-    T* row = out + i * q_stride;
+  for (int r = 0; r < kRowTiles; ++r) {
 #pragma unroll
-    for (int dt = 0; dt < kD / 8; ++dt) {
-      *reinterpret_cast<std::uint32_t*>(row + dt * 8 + 2 * t) =
-          pack2<T>(o[dt][2 * half] * inv, o[dt][2 * half + 1] * inv);
-    }
-    if (a.lse != nullptr && t == 0) {
-      a.lse[(b * a.heads + h) * a.seq_q + i] = l > 0.f ? (m_run[half] + log2f(l)) * kLn2 : kNegInf;
+    for (int half = 0; half < 2; ++half) {
+      float l = l_run[r][half];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      const std::int64_t i = row0 + r * 16 + half * 8;
+      if (i >= a.seq_q) continue;
+      const float inv = l > 0.f ? 1.f / l : 0.f;
+      T* row = out + i * q_stride;
+#pragma unroll
+      for (int dt = 0; dt < kD / 8; ++dt) {
+        *reinterpret_cast<std::uint32_t*>(row + dt * 8 + 2 * t) =
+            pack2<T>(o[r][dt][2 * half] * inv, o[r][dt][2 * half + 1] * inv);
+      }
+      if (a.lse != nullptr && t == 0) {
+        a.lse[(b * a.heads + h) * a.seq_q + i] = l > 0.f ? (m_run[r][half] + log2f(l)) * kLn2 : kNegInf;
+      }
     }
   }
 #elif defined(__CUDA_ARCH__)
@@ -320,6 +346,10 @@ void launch_for_type(const AttentionArgs& a, unsigned blocks, NativeStream strea
 }  // namespace
 
 void launch_attention_mma(const AttentionArgs& a, void* stream) {
+  if (a.seq_q > (1 << 30) || a.seq_kv > (1 << 30)) {
+    throw ValueError("gpu attention: sequences of " + std::to_string(a.seq_q) + " queries and " +
+                     std::to_string(a.seq_kv) + " keys; at most 2^30 of each are served");
+  }
   const std::int64_t blocks = ceil_div(a.seq_q, kBr) * a.heads * a.batch;
   if (blocks > 0x7fffffff) throw ValueError("gpu attention: " + std::to_string(blocks) + " blocks exceed the grid");
   const auto grid = static_cast<unsigned>(blocks);
