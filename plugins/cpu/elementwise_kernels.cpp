@@ -39,6 +39,13 @@ Tensor SiluAndMulKernel::forward(const Tensor& x) {
   return y;
 }
 
+Tensor GeluAndMulKernel::forward(const Tensor& x) {
+  const std::int64_t rows = x.shape()[0], n = x.shape()[1] / 2;
+  Tensor y = Tensor::empty({rows, n}, x.dtype(), x.device());
+  gelu_and_mul(call_.dtype, rows, n, x.data_ptr(), y.data_ptr(), call_.approximate == Approximation::tanh);
+  return y;
+}
+
 std::optional<std::string> AddKernel::refusal(const Call& call) {
   if (call.kind == BroadcastKind::general) return "serves same-shape and row-broadcast additions only";
   if (call.dtype == DType::int32 || call.dtype == DType::int64) return std::nullopt;

@@ -14,6 +14,12 @@ class SiluAndMulKernel final : public ops::SiluAndMulFwdOp::SiluAndMul::Impl<Cpu
   Tensor forward(const Tensor& x) override;
 };
 
+class GeluAndMulKernel final : public ops::GeluAndMulFwdOp::GeluAndMul::Impl<CpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& x) override;
+};
+
 // Same-shape and row-broadcast additions; general broadcasts go to the reference.
 class AddKernel final : public ops::AddFwdOp::Add::Impl<CpuKernel> {
  public:

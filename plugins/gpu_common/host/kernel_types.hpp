@@ -33,6 +33,12 @@ class RMSNormKernel final : public ops::RMSNormFwdOp::RmsNorm::Impl<GpuFloatKern
   Tensor forward(const Tensor& x, const Tensor& weight) override;
 };
 
+class FusedAddRMSNormKernel final : public ops::FusedAddRMSNormFwdOp::FusedAddRmsNorm::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& x, const Tensor& residual, const Tensor& weight) override;
+};
+
 class LayerNormKernel final : public ops::LayerNormFwdOp::LayerNorm::Impl<GpuFloatKernel> {
  public:
   using Impl::Impl;
@@ -53,6 +59,12 @@ class RopeKernel final : public ops::RopeFwdOp::Rope::Impl<GpuFloatKernel> {
 };
 
 class SiluAndMulKernel final : public ops::SiluAndMulFwdOp::SiluAndMul::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& x) override;
+};
+
+class GeluAndMulKernel final : public ops::GeluAndMulFwdOp::GeluAndMul::Impl<GpuFloatKernel> {
  public:
   using Impl::Impl;
   Tensor forward(const Tensor& x) override;

@@ -9,12 +9,14 @@ namespace tileops::gpu {
 void register_kernels(Registrar& r) {
   const auto key = [](const char* name) { return std::string(kDeviceType) + "_" + name; };
   r.add<RMSNormKernel>(key("rms_norm"));
+  r.add<FusedAddRMSNormKernel>(key("fused_add_rms_norm"));
   r.add<LayerNormKernel>(key("layer_norm"));
   r.add<SoftmaxKernel>(key("softmax"));
   r.add<BatchNormTrainKernel>(key("batch_norm_train"));
   r.add<BatchNormInferKernel>(key("batch_norm_infer"));
   r.add<RopeKernel>(key("rope"));
   r.add<SiluAndMulKernel>(key("silu_and_mul"));
+  r.add<GeluAndMulKernel>(key("gelu_and_mul"));
   r.add<AddKernel>(key("add"));
   r.add<ReluKernel>(key("relu"));
   r.add<GeluKernel>(key("gelu"));
