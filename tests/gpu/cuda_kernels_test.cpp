@@ -15,6 +15,8 @@
 #include "tileops/extend/backend.hpp"
 #include "tileops/ops/batch_norm.hpp"
 #include "tileops/ops/elementwise.hpp"
+#include "tileops/ops/embedding.hpp"
+#include "tileops/ops/fused_add_rms_norm.hpp"
 #include "tileops/ops/layer_norm.hpp"
 #include "tileops/ops/reduction.hpp"
 #include "tileops/ops/rms_norm.hpp"
@@ -84,10 +86,11 @@ constexpr DType kFloats[] = {DType::float32, DType::float16, DType::bfloat16};
 
 TEST_CASE("GPU: every op matches the reference on every workload row and floating dtype") {
   if (cuda_or_skip() == nullptr) return;
-  // The attention ops have no GPU kernels yet: no kernel serves them on a GPU.
+  // The attention ops have no GPU kernels yet: no kernel serves them on a GPU. Nor has
+  // EmbeddingFwdOp: its GPU kernel waits for device-side reporting of out-of-range ids.
   const std::set<std::string> without_gpu_kernels = {
       "GroupedQueryAttentionFwdOp", "GroupedQueryAttentionDecodeFwdOp", "GroupedQueryAttentionPagedDecodeFwdOp",
-      "KVCacheAppendFwdOp", "PagedKVCacheAppendFwdOp"};
+      "KVCacheAppendFwdOp", "PagedKVCacheAppendFwdOp", "EmbeddingFwdOp"};
   for (const std::string& op : without_gpu_kernels) MESSAGE("not compared on the GPU (no GPU kernels): " << op);
   testing::check_workloads_against_reference(kGpu, without_gpu_kernels);
 }
@@ -117,6 +120,49 @@ TEST_CASE("GPU: row ops serve one-element, odd-sized, register-sized and streame
       }
     }
   }
+}
+
+TEST_CASE("GPU: the fused residual add and RMSNorm serves one-element, odd-sized and long rows, and misaligned views") {
+  if (cuda_or_skip() == nullptr) return;
+  for (DType dt : kFloats) {
+    for (std::int64_t n : {1, 7, 4096, 4097, 40000}) {
+      const std::string id = std::string(dtype_name(dt)) + " n=" + std::to_string(n);
+      const std::vector<Tensor> inputs{random({3, n}, dt), random({3, n}, dt, 8), random({n}, dt, 9)};
+      const MakeOp fused = [n](Target t) {
+        return std::make_unique<FusedAddRMSNormFwdOp>(std::vector<std::int64_t>{n}, 1e-5, t);
+      };
+      // The residual is declared contiguous: a strided view is refused before any kernel runs.
+      check_against_reference("fused_add_rms_norm " + id, fused, inputs);
+      check_against_reference("fused_add_rms_norm " + id + " misaligned", fused, inputs, misaligned);
+    }
+  }
+}
+
+TEST_CASE("GPU: gelu-and-mul serves both forms on widths no vector divides, and misaligned and strided views") {
+  if (cuda_or_skip() == nullptr) return;
+  for (DType dt : kFloats) {
+    for (std::int64_t n : {1, 7, 4096, 4097}) {
+      for (const char* approximate : {"none", "tanh"}) {
+        const std::string id = std::string(dtype_name(dt)) + " n=" + std::to_string(n) + " " + approximate;
+        const MakeOp gelu_and_mul = [approximate](Target t) {
+          return std::make_unique<GeluAndMulFwdOp>(approximate, t);
+        };
+        const std::vector<Tensor> x{random({5, 2 * n}, dt)};
+        check_against_reference("gelu_and_mul " + id, gelu_and_mul, x);
+        check_against_reference("gelu_and_mul " + id + " misaligned", gelu_and_mul, x, misaligned);
+        check_against_reference("gelu_and_mul " + id + " strided", gelu_and_mul, x, transposed_layout);
+      }
+    }
+  }
+}
+
+TEST_CASE("GPU: the embedding has no GPU kernel yet, and says so") {
+  if (cuda_or_skip() == nullptr) return;
+  MESSAGE("EmbeddingFwdOp: no GPU kernel (it waits for device-side reporting of out-of-range ids)");
+  EmbeddingFwdOp embedding;
+  const Tensor ids = Tensor::zeros({4}, DType::int64, kGpu);
+  CHECK_THROWS_WITH_AS(embedding(ids, Tensor::zeros({8, 16}, DType::float32, kGpu)),
+                       doctest::Contains("in-tree kernels do not run on cuda:0"), OpNotAvailableError);
 }
 
 TEST_CASE("GPU: empty tensors give empty results without a launch") {
