@@ -29,6 +29,7 @@ TILEOPS_PLUGIN(cpu, TILEOPS_VERSION_STRING, registrar) {
   registrar.add<DotRowsGemmKernel>("cpu_dot_rows_gemm");
   registrar.add<SumKernel>("cpu_sum");
   registrar.add<ProdKernel>("cpu_prod");
+  registrar.add<MeanKernel>("cpu_mean");
   registrar.add<AttentionKernel>("cpu_gqa_attention");
   registrar.add<DecodeKernel>("cpu_gqa_decode");
   registrar.add<PagedDecodeKernel>("cpu_gqa_paged_decode");

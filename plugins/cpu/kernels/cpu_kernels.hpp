@@ -148,6 +148,9 @@ void reduce_sum(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce, 
                 const void* x, void* y);
 void reduce_prod(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce, int64_t inner,
                  const void* x, void* y);
+// The sums of reduce_sum divided by reduce (NaN for reduce = 0), for the floating pairs only.
+void reduce_mean(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce, int64_t inner,
+                 const void* x, void* y);
 
 // ---- Matrix multiply ----------------------------------------------------------------------------
 

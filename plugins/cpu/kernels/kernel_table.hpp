@@ -29,6 +29,7 @@ struct ReduceArgs {
   void* y;
   int64_t reduce;
   int64_t inner;
+  double divisor = 1.0;  // every result is divided by it before it is stored (a mean: reduce)
 };
 
 inline int64_t reduce_column_blocks(int64_t inner) {

@@ -101,9 +101,11 @@ class AlibiKernel final : public ops::AlibiFwdOp::Alibi::Impl<GpuFloatKernel> {
   Tensor slopes_;
 };
 
+enum class Reduction { sum, prod, mean };
+
 // Sum and product for every input and output dtype of the manifest (float16, bfloat16,
-// float32, float64, int32, int64), accumulated as the interface says.
-template <bool kProduct, class Interface>
+// float32, float64, int32, int64), accumulated as the interface says; mean for the floating ones.
+template <Reduction kKind, class Interface>
 class ReduceKernel final : public Interface::template Impl<GpuKernel> {
  public:
   static std::optional<std::string> refusal(const typename Interface::Call& call);
@@ -113,8 +115,9 @@ class ReduceKernel final : public Interface::template Impl<GpuKernel> {
  private:
   int sm_count_;
 };
-using SumKernel = ReduceKernel<false, ops::SumFwdOp::Sum>;
-using ProdKernel = ReduceKernel<true, ops::ProdFwdOp::Prod>;
+using SumKernel = ReduceKernel<Reduction::sum, ops::SumFwdOp::Sum>;
+using ProdKernel = ReduceKernel<Reduction::prod, ops::ProdFwdOp::Prod>;
+using MeanKernel = ReduceKernel<Reduction::mean, ops::MeanFwdOp::Mean>;
 
 // GEMM of at most kMaxDotRows (8) rows of a, not transposed, against b stored [n, k]
 // (trans_b: linear-layer weights) in float32, float16 or bfloat16, reading b once: the decode

@@ -157,7 +157,7 @@ struct AlibiArgs {
 };
 void launch_alibi(const AlibiArgs& args, void* stream);
 
-// Sum or product of contiguous x viewed as [outer, reduce, inner] over the middle axis into
+// Sum, product or (with divisor) mean of contiguous x viewed as [outer, reduce, inner] over the middle axis into
 // contiguous y [outer, inner], accumulated in int64 for integer outputs and in double
 // otherwise (the reference kernels' rule). A reduction split across blocks writes partial
 // results to `workspace` (device memory of reduce_workspace_bytes(...) bytes) and combines
@@ -172,6 +172,9 @@ struct ReduceArgs {
   DType out_dtype;  // likewise
   bool product;
   int sm_count;  // multiprocessors of the device: how far to split
+  // Every floating result is divided by it before it is stored (a mean: reduce, so that an
+  // empty reduced axis gives 0 / 0, NaN); integer results ignore it.
+  double divisor = 1.0;
 };
 std::size_t reduce_workspace_bytes(const ReduceArgs& args);
 void launch_reduce(const ReduceArgs& args, void* workspace, void* stream);

@@ -23,6 +23,7 @@ void register_kernels(Registrar& r) {
   r.add<AlibiKernel>(key("alibi"));
   r.add<SumKernel>(key("sum"));
   r.add<ProdKernel>(key("prod"));
+  r.add<MeanKernel>(key("mean"));
   r.add<DotRowsGemmKernel>(key("dot_rows_gemm"));
 }
 
