@@ -319,6 +319,24 @@ TEST_CASE("GPU: sum and prod over rows, columns, split axes, non-adjacent axes a
                           {random({5, 9}, DType::float32)});
 }
 
+TEST_CASE("GPU: mean over rows, columns, split axes and every axis, into wider dtypes, and NaN over an empty axis") {
+  if (cuda_or_skip() == nullptr) return;
+  const auto mean = [](ReduceDims d, bool keep = false, std::optional<DType> dt = std::nullopt) {
+    return MakeOp([=](Target t) { return std::make_unique<MeanFwdOp>(d, keep, dt, t); });
+  };
+  for (DType dt : {DType::float32, DType::bfloat16, DType::float16, DType::float64}) {
+    const std::string id = std::string(dtype_name(dt));
+    check_against_reference("mean of one long row " + id, mean(std::int64_t{-1}), {random({1, 1 << 20}, dt)});
+    check_against_reference("mean of rows " + id, mean(std::int64_t{-1}, true), {random({300, 77}, dt)});
+    check_against_reference("mean of columns " + id, mean(std::int64_t{0}), {random({4097, 3}, dt)});
+    check_against_reference("mean of all " + id, mean(std::nullopt), {random({33, 65}, dt)}, misaligned);
+  }
+  check_against_reference("bfloat16 averaged into float32", mean(std::int64_t{-1}, false, DType::float32),
+                          {random({16, 4096}, DType::bfloat16)});
+  MeanFwdOp empty_axis(std::int64_t{0});
+  for (double v : empty_axis(Tensor::empty({0, 5}, DType::float32, kGpu)).to_doubles()) CHECK(std::isnan(v));
+}
+
 TEST_CASE("GPU: batch norm trains and infers over channels-last and spatial layouts") {
   if (cuda_or_skip() == nullptr) return;
   for (DType dt : kFloats) {
