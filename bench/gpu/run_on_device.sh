@@ -9,6 +9,8 @@
 #                    steps, decode steps replayed from a device graph, checked)
 #   attention.md     the attention kernels against PyTorch's SDPA (attention_vs_torch.py);
 #                    attention.json its figures
+#   layer_bench.md   the decoder layer (2048-token prefill, decode step) against the same
+#                    layer in PyTorch, eager and as a CUDA graph (layer_vs_torch.py)
 #   gpu_bench.md     the memory-bound op table; gpu_bench.json its figures
 #   block_bench.md   the GEMM and Llama block table; block_bench.json its figures
 #   python_gpu.log   the Python package's GPU tests (tests/python/test_gpu.py: torch.compile of
@@ -34,6 +36,8 @@ if [ "${1:-}" = "--attention" ]; then
   tail -n 30 "$out/layer.log"
   python3 bench/gpu/attention_vs_torch.py "$dev/bin/gpu_attention_bench" --json "$out/attention.json" \
     --markdown "$out/attention.md" || status=1
+  python3 bench/gpu/layer_vs_torch.py "$dev/bin/embed_llama_layer" --markdown "$out/layer_bench.md" \
+    2>"$out/layer_bench.log" || status=1
   exit $status
 fi
 "$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
@@ -53,6 +57,8 @@ if [ "${1:-}" != "--tests-only" ]; then
     --markdown "$out/block_bench.md" || status=1
   python3 bench/gpu/attention_vs_torch.py "$dev/bin/gpu_attention_bench" --json "$out/attention.json" \
     --markdown "$out/attention.md" || status=1
+  python3 bench/gpu/layer_vs_torch.py "$dev/bin/embed_llama_layer" --markdown "$out/layer_bench.md" \
+    2>"$out/layer_bench.log" || status=1
   PYTHONPATH=$PWD/python python3 bench/python/call_overhead.py --json "$out/python_bench.json" \
     --markdown "$out/python_bench.md" || status=1
 fi

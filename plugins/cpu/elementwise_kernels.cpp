@@ -39,6 +39,13 @@ Tensor SiluAndMulKernel::forward(const Tensor& x) {
   return y;
 }
 
+Tensor GeluAndMulKernel::forward(const Tensor& x) {
+  const std::int64_t rows = x.shape()[0], n = x.shape()[1] / 2;
+  Tensor y = Tensor::empty({rows, n}, x.dtype(), x.device());
+  gelu_and_mul(call_.dtype, rows, n, x.data_ptr(), y.data_ptr(), call_.approximate == Approximation::tanh);
+  return y;
+}
+
 std::optional<std::string> AddKernel::refusal(const Call& call) {
   if (call.kind == BroadcastKind::general) return "serves same-shape and row-broadcast additions only";
   if (call.dtype == DType::int32 || call.dtype == DType::int64) return std::nullopt;
@@ -98,23 +105,26 @@ void DotRowsGemmKernel::forward(const Tensor& a, const Tensor& b, const Tensor& 
   dot_rows_gemm(call_.dtype, m, n, k, a.data_ptr(), ld(k), b.data_ptr(), ld(k), d.data_ptr(), ld(n));
 }
 
-template <bool kProduct, class Interface>
-std::optional<std::string> ReduceKernel<kProduct, Interface>::refusal(const typename Interface::Call& call) {
+template <Reduction kKind, class Interface>
+std::optional<std::string> ReduceKernel<kKind, Interface>::refusal(const typename Interface::Call& call) {
   return refuse_reduction(call);
 }
 
-template <bool kProduct, class Interface>
-void ReduceKernel<kProduct, Interface>::forward(const Tensor& x, const Tensor& y, std::int64_t outer,
-                                                std::int64_t reduce, std::int64_t inner) {
+template <Reduction kKind, class Interface>
+void ReduceKernel<kKind, Interface>::forward(const Tensor& x, const Tensor& y, std::int64_t outer,
+                                             std::int64_t reduce, std::int64_t inner) {
   const auto& call = this->call_;
-  if constexpr (kProduct) {
+  if constexpr (kKind == Reduction::prod) {
     reduce_prod(call.in_dtype, call.out_dtype, outer, reduce, inner, x.data_ptr(), y.data_ptr());
+  } else if constexpr (kKind == Reduction::mean) {
+    reduce_mean(call.in_dtype, call.out_dtype, outer, reduce, inner, x.data_ptr(), y.data_ptr());
   } else {
     reduce_sum(call.in_dtype, call.out_dtype, outer, reduce, inner, x.data_ptr(), y.data_ptr());
   }
 }
 
-template class ReduceKernel<false, ops::SumFwdOp::Sum>;
-template class ReduceKernel<true, ops::ProdFwdOp::Prod>;
+template class ReduceKernel<Reduction::sum, ops::SumFwdOp::Sum>;
+template class ReduceKernel<Reduction::prod, ops::ProdFwdOp::Prod>;
+template class ReduceKernel<Reduction::mean, ops::MeanFwdOp::Mean>;
 
 }  // namespace tileops::cpu

@@ -14,6 +14,12 @@ class SiluAndMulKernel final : public ops::SiluAndMulFwdOp::SiluAndMul::Impl<Cpu
   Tensor forward(const Tensor& x) override;
 };
 
+class GeluAndMulKernel final : public ops::GeluAndMulFwdOp::GeluAndMul::Impl<CpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& x) override;
+};
+
 // Same-shape and row-broadcast additions; general broadcasts go to the reference.
 class AddKernel final : public ops::AddFwdOp::Add::Impl<CpuKernel> {
  public:
@@ -60,15 +66,18 @@ class DotRowsGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<CpuKernel> {
   void forward(const Tensor& a, const Tensor& b, const Tensor& d) override;
 };
 
-// Sum (kProduct false) and product over the middle axis of [outer, reduce, inner].
-template <bool kProduct, class Interface>
+enum class Reduction { sum, prod, mean };
+
+// Sum, product and mean over the middle axis of [outer, reduce, inner].
+template <Reduction kKind, class Interface>
 class ReduceKernel final : public Interface::template Impl<CpuKernel> {
  public:
   using Interface::template Impl<CpuKernel>::Impl;
   static std::optional<std::string> refusal(const typename Interface::Call& call);
   void forward(const Tensor& x, const Tensor& y, std::int64_t outer, std::int64_t reduce, std::int64_t inner) override;
 };
-using SumKernel = ReduceKernel<false, ops::SumFwdOp::Sum>;
-using ProdKernel = ReduceKernel<true, ops::ProdFwdOp::Prod>;
+using SumKernel = ReduceKernel<Reduction::sum, ops::SumFwdOp::Sum>;
+using ProdKernel = ReduceKernel<Reduction::prod, ops::ProdFwdOp::Prod>;
+using MeanKernel = ReduceKernel<Reduction::mean, ops::MeanFwdOp::Mean>;
 
 }  // namespace tileops::cpu

@@ -29,6 +29,14 @@ Tensor RMSNormKernel::forward(const Tensor& x, const Tensor& weight) {
   return y;
 }
 
+Tensor FusedAddRMSNormKernel::forward(const Tensor& x, const Tensor& residual, const Tensor& weight) {
+  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
+  const std::int64_t rows = call_.n == 0 ? 0 : x.numel() / call_.n;
+  fused_add_rms_norm(call_.dtype, rows, call_.n, x.data_ptr(), residual.data_ptr(), weight.data_ptr(), y.data_ptr(),
+                     call_.eps);
+  return y;
+}
+
 Tensor LayerNormKernel::forward(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
   const std::int64_t rows = call_.n == 0 ? 0 : x.numel() / call_.n;

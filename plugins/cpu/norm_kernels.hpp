@@ -15,6 +15,12 @@ class RMSNormKernel final : public ops::RMSNormFwdOp::RmsNorm::Impl<CpuFloatKern
   Tensor forward(const Tensor& x, const Tensor& weight) override;
 };
 
+class FusedAddRMSNormKernel final : public ops::FusedAddRMSNormFwdOp::FusedAddRmsNorm::Impl<CpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& x, const Tensor& residual, const Tensor& weight) override;
+};
+
 class LayerNormKernel final : public ops::LayerNormFwdOp::LayerNorm::Impl<CpuFloatKernel> {
  public:
   using Impl::Impl;

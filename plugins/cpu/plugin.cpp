@@ -2,6 +2,7 @@
 // general, so each serves exactly the calls its refusal accepts, ahead of the reference.
 #include "attention_kernels.hpp"
 #include "elementwise_kernels.hpp"
+#include "embedding_kernels.hpp"
 #include "norm_kernels.hpp"
 #include "thread_pool.hpp"
 #include "tileops/extend/plugin.hpp"
@@ -12,19 +13,23 @@ TILEOPS_PLUGIN(cpu, TILEOPS_VERSION_STRING, registrar) {
   set_warning_handler(
       [](const std::string& message) { tileops::log_message(tileops::LogLevel::warn, "cpu plugin: " + message); });
   registrar.add<RMSNormKernel>("cpu_rms_norm");
+  registrar.add<FusedAddRMSNormKernel>("cpu_fused_add_rms_norm");
   registrar.add<LayerNormKernel>("cpu_layer_norm");
   registrar.add<SoftmaxKernel>("cpu_softmax");
   registrar.add<BatchNormTrainKernel>("cpu_batch_norm_train");
   registrar.add<BatchNormInferKernel>("cpu_batch_norm_infer");
   registrar.add<SiluAndMulKernel>("cpu_silu_and_mul");
+  registrar.add<GeluAndMulKernel>("cpu_gelu_and_mul");
   registrar.add<AddKernel>("cpu_add");
   registrar.add<ReluKernel>("cpu_relu");
   registrar.add<GeluKernel>("cpu_gelu");
   registrar.add<AlibiKernel>("cpu_alibi");
+  registrar.add<EmbeddingKernel>("cpu_embedding");
   registrar.add<BlasGemmKernel>("cpu_blas_gemm");
   registrar.add<DotRowsGemmKernel>("cpu_dot_rows_gemm");
   registrar.add<SumKernel>("cpu_sum");
   registrar.add<ProdKernel>("cpu_prod");
+  registrar.add<MeanKernel>("cpu_mean");
   registrar.add<AttentionKernel>("cpu_gqa_attention");
   registrar.add<DecodeKernel>("cpu_gqa_decode");
   registrar.add<PagedDecodeKernel>("cpu_gqa_paged_decode");

@@ -129,7 +129,7 @@ TEST_CASE("GPU decode over a contiguous and a paged cache (pages of 16 and 32) m
   }
 }
 
-TEST_CASE("GPU appends write the new tokens after the cached ones; on a slot two tokens share, the later in (b, t) order is kept") {
+TEST_CASE("GPU appends write the new tokens after the cached ones, and where two tokens share a paged slot, the later in (b, t) order is kept") {
   if (cuda_or_skip() == nullptr) return;
   const Tensor k = uniform({2, 40, 2, 64}, DType::bfloat16, 1), v = uniform({2, 40, 2, 64}, DType::bfloat16, 2);
   const Tensor k_new = uniform({2, 5, 2, 64}, DType::bfloat16, 3), v_new = uniform({2, 5, 2, 64}, DType::bfloat16, 4);

@@ -4,6 +4,7 @@
 // broadcasts, in-place and `out` calls, and tensors on the wrong device.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -14,6 +15,8 @@
 #include "tileops/extend/backend.hpp"
 #include "tileops/ops/batch_norm.hpp"
 #include "tileops/ops/elementwise.hpp"
+#include "tileops/ops/embedding.hpp"
+#include "tileops/ops/fused_add_rms_norm.hpp"
 #include "tileops/ops/layer_norm.hpp"
 #include "tileops/ops/reduction.hpp"
 #include "tileops/ops/rms_norm.hpp"
@@ -111,6 +114,67 @@ TEST_CASE("GPU: row ops serve one-element, odd-sized, register-sized and streame
       }
     }
   }
+}
+
+TEST_CASE("GPU: the fused residual add and RMSNorm serves one-element, odd-sized and long rows, and misaligned views") {
+  if (cuda_or_skip() == nullptr) return;
+  for (DType dt : kFloats) {
+    for (std::int64_t n : {1, 7, 4096, 4097, 40000}) {
+      const std::string id = std::string(dtype_name(dt)) + " n=" + std::to_string(n);
+      const std::vector<Tensor> inputs{random({3, n}, dt), random({3, n}, dt, 8), random({n}, dt, 9)};
+      const MakeOp fused = [n](Target t) {
+        return std::make_unique<FusedAddRMSNormFwdOp>(std::vector<std::int64_t>{n}, 1e-5, t);
+      };
+      // The residual is declared contiguous: a strided view is refused before any kernel runs.
+      check_against_reference("fused_add_rms_norm " + id, fused, inputs);
+      check_against_reference("fused_add_rms_norm " + id + " misaligned", fused, inputs, misaligned);
+    }
+  }
+}
+
+TEST_CASE("GPU: gelu-and-mul serves both forms on widths no vector divides, and misaligned and strided views") {
+  if (cuda_or_skip() == nullptr) return;
+  for (DType dt : kFloats) {
+    for (std::int64_t n : {1, 7, 4096, 4097}) {
+      for (const char* approximate : {"none", "tanh"}) {
+        const std::string id = std::string(dtype_name(dt)) + " n=" + std::to_string(n) + " " + approximate;
+        const MakeOp gelu_and_mul = [approximate](Target t) {
+          return std::make_unique<GeluAndMulFwdOp>(approximate, t);
+        };
+        const std::vector<Tensor> x{random({5, 2 * n}, dt)};
+        check_against_reference("gelu_and_mul " + id, gelu_and_mul, x);
+        check_against_reference("gelu_and_mul " + id + " misaligned", gelu_and_mul, x, misaligned);
+        check_against_reference("gelu_and_mul " + id + " strided", gelu_and_mul, x, transposed_layout);
+      }
+    }
+  }
+}
+
+TEST_CASE("GPU: the embedding copies rows for int32 and int64 ids at every row width, and reports an id out of range at the next synchronisation, writing zeros for it") {
+  DeviceRuntime* gpu = cuda_or_skip();
+  if (gpu == nullptr) return;
+  for (DType dt : kFloats) {
+    for (std::int64_t hidden : {1, 3, 8, 4096}) {  // 2-byte, 4-byte and 16-byte moves
+      for (DType index : {DType::int32, DType::int64}) {
+        const Tensor ids = Tensor::from_doubles(std::vector<double>{3, 0, 9, 9, 4, 1}, {2, 3}, index);
+        const MakeOp embedding = [](Target t) { return std::make_unique<EmbeddingFwdOp>(t); };
+        check_against_reference("embedding " + std::string(dtype_name(dt)) + " hidden " + std::to_string(hidden) +
+                                    " " + std::string(dtype_name(index)),
+                                embedding, {ids, random({10, hidden}, dt)});
+      }
+    }
+  }
+  EmbeddingFwdOp embedding;
+  const Tensor weight = Tensor::from_doubles(std::vector<double>(8 * 16, 1.0), {8, 16}, DType::float32).to(kGpu);
+  const Tensor y = embedding(Tensor::from_doubles(std::vector<double>{1, 2, 99, 0}, {4}, DType::int64).to(kGpu), weight);
+  CHECK_THROWS_WITH_AS(gpu->synchronize(0),
+                       doctest::Contains("cuda:0: an earlier call's kernel cuda_embedding read ids[2] (flat) = 99, "
+                                         "outside [0, 7]; it read nothing through it and wrote zeros to that call's "
+                                         "output row 2"),
+                       ValueError);
+  const std::vector<double> out = y.to(Device::cpu()).to_doubles();
+  CHECK(std::count(out.begin(), out.end(), 0.0) == 16);
+  CHECK(std::count(out.begin(), out.end(), 1.0) == 3 * 16);
 }
 
 TEST_CASE("GPU: empty tensors give empty results without a launch") {
@@ -265,6 +329,24 @@ TEST_CASE("GPU: sum and prod over rows, columns, split axes, non-adjacent axes a
                           {random({100, 7}, DType::int64)});
   check_against_reference("float32 into int32 products", prod(std::int64_t{0}, DType::int32),
                           {random({5, 9}, DType::float32)});
+}
+
+TEST_CASE("GPU: mean over rows, columns, split axes and every axis, into wider dtypes, and NaN over an empty axis") {
+  if (cuda_or_skip() == nullptr) return;
+  const auto mean = [](ReduceDims d, bool keep = false, std::optional<DType> dt = std::nullopt) {
+    return MakeOp([=](Target t) { return std::make_unique<MeanFwdOp>(d, keep, dt, t); });
+  };
+  for (DType dt : {DType::float32, DType::bfloat16, DType::float16, DType::float64}) {
+    const std::string id = std::string(dtype_name(dt));
+    check_against_reference("mean of one long row " + id, mean(std::int64_t{-1}), {random({1, 1 << 20}, dt)});
+    check_against_reference("mean of rows " + id, mean(std::int64_t{-1}, true), {random({300, 77}, dt)});
+    check_against_reference("mean of columns " + id, mean(std::int64_t{0}), {random({4097, 3}, dt)});
+    check_against_reference("mean of all " + id, mean(std::nullopt), {random({33, 65}, dt)}, misaligned);
+  }
+  check_against_reference("bfloat16 averaged into float32", mean(std::int64_t{-1}, false, DType::float32),
+                          {random({16, 4096}, DType::bfloat16)});
+  MeanFwdOp empty_axis(std::int64_t{0});
+  for (double v : empty_axis(Tensor::empty({0, 5}, DType::float32, kGpu)).to_doubles()) CHECK(std::isnan(v));
 }
 
 TEST_CASE("GPU: batch norm trains and infers over channels-last and spatial layouts") {

@@ -33,6 +33,18 @@ def _silu_and_mul(p, x):
     return (F.silu(xd[:, :n]) * xd[:, n:]).to(x.dtype)
 
 
+def _gelu_and_mul(p, x):
+    n = x.shape[-1] // 2
+    xd = x.double()
+    return (F.gelu(xd[:, :n], approximate=p.get("approximate", "none")) * xd[:, n:]).to(x.dtype)
+
+
+def _fused_add_rms_norm(p, x, residual, weight):
+    # y comes from the residual as stored, rounded to its dtype (vLLM's fused_add_rms_norm).
+    stored = (x.double() + residual.double()).to(x.dtype)
+    return _rms_norm(p, stored, weight), stored
+
+
 def _gemm(p, a, b):
     ad = a.double().t() if p.get("trans_a") else a.double()
     bd = b.double().t() if p.get("trans_b", True) else b.double()
@@ -73,9 +85,13 @@ TORCH_REFERENCES = {
     "ReluFwdOp": lambda p, x: torch.relu(x.double()).to(x.dtype),
     "GeluFwdOp": lambda p, x: F.gelu(x.double(), approximate=p.get("approximate", "none")).to(x.dtype),
     "SiluAndMulFwdOp": _silu_and_mul,
+    "GeluAndMulFwdOp": _gelu_and_mul,
+    "FusedAddRMSNormFwdOp": _fused_add_rms_norm,
+    "EmbeddingFwdOp": lambda p, ids, weight: F.embedding(ids.long(), weight),
     "GemmFwdOp": _gemm,
     "SumFwdOp": _reduce(torch.sum),
     "ProdFwdOp": _reduce(torch.prod),
+    "MeanFwdOp": _reduce(torch.mean),
     "SwiGLUMLPFwdOp": _swiglu,
 }
 

@@ -77,9 +77,13 @@ std::map<std::string, std::set<std::string>> keys_owned_by(const std::string& ow
   return keys;
 }
 
-const std::vector<std::string> kOps{"RMSNormFwdOp",  "LayerNormFwdOp",   "SoftmaxFwdOp", "BatchNormFwdOp",
-                                    "SiluAndMulFwdOp", "AddFwdOp",       "ReluFwdOp",    "AlibiFwdOp",
-                                    "SumFwdOp",      "ProdFwdOp",        "GemmFwdOp",    "SwiGLUMLPFwdOp"};
+const std::vector<std::string> kOps{"RMSNormFwdOp",    "LayerNormFwdOp",  "SoftmaxFwdOp",         "BatchNormFwdOp",
+                                    "SiluAndMulFwdOp", "AddFwdOp",        "ReluFwdOp",            "AlibiFwdOp",
+                                    "SumFwdOp",        "ProdFwdOp",       "GemmFwdOp",            "SwiGLUMLPFwdOp",
+                                    "MeanFwdOp",       "GeluAndMulFwdOp", "FusedAddRMSNormFwdOp", "EmbeddingFwdOp",
+                                    "GroupedQueryAttentionFwdOp", "GroupedQueryAttentionDecodeFwdOp",
+                                    "GroupedQueryAttentionPagedDecodeFwdOp", "KVCacheAppendFwdOp",
+                                    "PagedKVCacheAppendFwdOp"};
 
 }  // namespace
 
@@ -111,7 +115,16 @@ TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU 
       {"AlibiFwdOp", {"hip_alibi"}},
       {"SumFwdOp", {"hip_sum"}},
       {"ProdFwdOp", {"hip_prod"}},
-      {"GemmFwdOp", {"hip_dot_rows_gemm"}}};
+      {"GemmFwdOp", {"hip_dot_rows_gemm"}},
+      {"MeanFwdOp", {"hip_mean"}},
+      {"GeluAndMulFwdOp", {"hip_gelu_and_mul"}},
+      {"FusedAddRMSNormFwdOp", {"hip_fused_add_rms_norm"}},
+      {"EmbeddingFwdOp", {"hip_embedding"}},
+      {"GroupedQueryAttentionFwdOp", {"hip_gqa_attention"}},
+      {"GroupedQueryAttentionDecodeFwdOp", {"hip_gqa_decode"}},
+      {"GroupedQueryAttentionPagedDecodeFwdOp", {"hip_gqa_paged_decode"}},
+      {"KVCacheAppendFwdOp", {"hip_kv_cache_append"}},
+      {"PagedKVCacheAppendFwdOp", {"hip_paged_kv_cache_append"}}};
   CHECK(hip == expected);
   for (const std::string& op : kOps) {
     for (const RegisteredKernelType& k : registered_kernel_types(op)) {

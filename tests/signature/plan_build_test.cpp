@@ -184,7 +184,8 @@ TEST_CASE("malformed specs are rejected naming file, op, field and reason") {
        "signature.inputs.w.optional: every workload row passes 'w'; an implemented op's rows also omit it"},
       {"some names a required tensor", {{"dtype_cases", "some: [x], dtype_cases"}}, "workloads[0].some: 'x' is not a tensor declared optional: true"},
       {"range on a floating input", {{"x: {dtype: T, shape: \"[M, N]\"}", "x: {dtype: T, shape: \"[M, N]\", range: \"[0, M]\"}"}},
-       "signature.inputs.x.range: a range bounds the values of an input of one integer dtype, and this input's dtype is 'T'"},
+       "signature.inputs.x.range: a range bounds the values of an integer input: its dtype must be one integer dtype or a "
+       "DType index of integer dtypes only, and this input's dtype is 'T'"},
       {"range of one item", {{"x: {dtype: T, shape: \"[M, N]\"}", "x: {dtype: T, shape: \"[M, N]\"}\n      lens: {dtype: int32, shape: \"[M]\", range: \"[M]\"}"}},
        "signature.inputs.lens.range: '[M]' must be a list of two integers, [low, high]"},
       {"range that holds no value in a row", {{"x: {dtype: T, shape: \"[M, N]\"}", "x: {dtype: T, shape: \"[M, N]\"}\n      lens: {dtype: int32, shape: \"[M]\", range: \"[N, M]\"}"}},

@@ -59,16 +59,19 @@ TEST_CASE("a case carries the row's parameters and one spec per input, absent wh
 
 TEST_CASE("every built-in case passes its call check on meta tensors and has a roofline") {
   const char* ops[] = {"RMSNormFwdOp",
+                       "FusedAddRMSNormFwdOp",
                        "LayerNormFwdOp",
                        "BatchNormFwdOp",
                        "SoftmaxFwdOp",
                        "SiluAndMulFwdOp",
+                       "GeluAndMulFwdOp",
                        "AddFwdOp",
                        "ReluFwdOp",
                        "AlibiFwdOp",
                        "GemmFwdOp",
                        "SumFwdOp",
                        "ProdFwdOp",
+                       "MeanFwdOp",
                        "SwiGLUMLPFwdOp",
                        "GeluFwdOp",
                        "GroupedQueryAttentionFwdOp",
@@ -89,7 +92,7 @@ TEST_CASE("every built-in case passes its call check on meta tensors and has a r
       ++count;
     }
   }
-  CHECK(count == 122);
+  CHECK(count == 147);
 }
 
 TEST_CASE("GeluFwdOp's roofline counts 9 flops per element for the tanh form and 5 for erf") {
@@ -125,6 +128,30 @@ TEST_CASE("the cache appends count no flops, and as bytes the new keys and value
   const RooflineFigures paged = roofline_of("PagedKVCacheAppendFwdOp");
   CHECK(paged.flops == 0);
   CHECK(paged.bytes == 4.0 * 32 * 8 * 128 * 2 + 4.0 * 32 * 257);
+}
+
+TEST_CASE("the embedding counts no flops, and as bytes each id and its row read and written once") {
+  const auto p = test::plan("EmbeddingFwdOp");
+  const WorkloadCase c = p->workload_cases()[0];  // llama-8b-prefill, int64 ids, bfloat16 rows
+  CHECK(c.id == "llama-8b-prefill-int64-bfloat16");
+  std::vector<Tensor> inputs;
+  for (const auto& spec : c.inputs) inputs.push_back(test::meta(spec->shape, spec->dtype));
+  const RooflineFigures r = p->eval_roofline(test::run_call(*p, c.params, inputs).record);
+  CHECK(r.flops == 0);
+  CHECK(r.bytes == 2048.0 * (2 * 4096 * 2 + 8));
+}
+
+TEST_CASE("the embedding's ids take their values from [0, V - 1], whichever integer dtype the case gives them") {
+  const auto cases = test::plan("EmbeddingFwdOp")->workload_cases();
+  REQUIRE(cases.size() >= 2);
+  for (const WorkloadCase& c : {cases[0], cases[1]}) {
+    CAPTURE(c.id);
+    REQUIRE(c.ranges.size() == 2);
+    CHECK(c.ranges[0] == ValueRange{0, 128255});
+    CHECK_FALSE(c.ranges[1].has_value());
+  }
+  CHECK(cases[0].inputs[0]->dtype == DType::int64);
+  CHECK(cases[1].inputs[0]->dtype == DType::int32);
 }
 
 TEST_CASE("the attention workload cases draw their lengths and block-table entries from the inputs' ranges") {

@@ -88,6 +88,16 @@ OpOutputs GeluFwdOp::forward(const CallArgs& args) {
   return outputs_of(y);
 }
 
+OpOutputs GeluAndMulFwdOp::forward(const CallArgs& args) {
+  using GeluAndMul = ops::GeluAndMulFwdOp::GeluAndMul;
+  const Tensor x = args.inputs[0].contiguous();
+  GeluAndMul::Call call;
+  call.device = x.device();
+  call.dtype = x.dtype();
+  call.approximate = approximate() == "tanh" ? GeluAndMul::Approximation::tanh : GeluAndMul::Approximation::none;
+  return outputs_of(kernel_for<GeluAndMul>(call).forward(x));
+}
+
 OpOutputs AlibiFwdOp::forward(const CallArgs&) {
   ops::AlibiFwdOp::Alibi::Call call;
   call.device = device();  // unset: kernel_for fills in the accelerator's current device

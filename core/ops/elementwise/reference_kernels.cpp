@@ -104,6 +104,29 @@ void GeluFwdOp::Gelu::forward(const Tensor& x, const Tensor& out) {
   });
 }
 
+Tensor GeluAndMulFwdOp::GeluAndMul::forward(const Tensor& x) {
+  const std::int64_t rows = x.shape()[0];
+  const std::int64_t n = x.shape()[1] / 2;
+  const bool tanh_form = call_.approximate == Approximation::tanh;
+  Tensor y = Tensor::empty({rows, n}, x.dtype(), x.device());
+  visit_dtype(x.dtype(), [&]<class T>(TypeTag<T>) {
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        const double gate = load(in[r * 2 * n + j]);
+        const double up = load(in[r * 2 * n + n + j]);
+        // gelu(-inf) is -0, its limit, as GeluFwdOp gives it.
+        const double g = gate == -std::numeric_limits<double>::infinity() ? -0.0
+                         : tanh_form                                       ? gelu_tanh(gate)
+                                                                           : gelu_erf(gate);
+        out[r * n + j] = store<T>(g * up);
+      }
+    }
+  });
+  return y;
+}
+
 Tensor AlibiFwdOp::Alibi::forward() {
   const std::int64_t h = call_.num_heads, s = call_.seq_len;
   Tensor y = Tensor::empty({h, s, s}, call_.dtype, call_.device.value_or(Device::cpu()));

@@ -33,6 +33,29 @@ Tensor RMSNormFwdOp::RmsNorm::forward(const Tensor& x, const Tensor& weight) {
   return y;
 }
 
+Tensor FusedAddRMSNormFwdOp::FusedAddRmsNorm::forward(const Tensor& x, const Tensor& residual, const Tensor& weight) {
+  const std::int64_t n = call_.n;
+  const std::int64_t rows = n == 0 ? 0 : x.numel() / n;
+  const std::vector<double> w = weight.to_doubles();
+  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
+  visit_dtype(x.dtype(), [&]<class T>(TypeTag<T>) {
+    const T* in = x.data<T>();
+    T* res = residual.data<T>();
+    T* out = y.data<T>();
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double sum_sq = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        T& stored = res[r * n + j];
+        stored = store<T>(load(in[r * n + j]) + load(stored));
+        sum_sq += load(stored) * load(stored);  // the rounded value the caller will see
+      }
+      const double rstd = 1.0 / std::sqrt(sum_sq / static_cast<double>(n) + call_.eps);
+      for (std::int64_t j = 0; j < n; ++j) out[r * n + j] = store<T>(load(res[r * n + j]) * rstd * w[j]);
+    }
+  });
+  return y;
+}
+
 Tensor LayerNormFwdOp::LayerNorm::forward(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const std::int64_t n = call_.n;
   const std::int64_t rows = n == 0 ? 0 : x.numel() / n;

@@ -11,23 +11,28 @@ namespace ref {
 
 namespace {
 
-// The portable reference reduction of x viewed as [outer, reduce, inner] into y as [outer, inner];
-// `Product` picks prod over sum.
-template <bool Product>
+enum class Reduction { sum, prod, mean };
+
+// The portable reference reduction of x viewed as [outer, reduce, inner] into y as [outer, inner].
+template <Reduction kind>
 void reduce_reference(const Tensor& x, const Tensor& y, std::int64_t outer, std::int64_t reduce, std::int64_t inner) {
   visit_dtype(x.dtype(), [&]<class In>(TypeTag<In>) {
     visit_dtype(y.dtype(), [&]<class Out>(TypeTag<Out>) {
       const In* in = x.data<In>();
       Out* out = y.data<Out>();
       using Acc = std::conditional_t<std::is_integral_v<Out> && !std::is_same_v<Out, bool>, std::int64_t, double>;
+      constexpr bool product = kind == Reduction::prod;
       for (std::int64_t o = 0; o < outer; ++o) {
         for (std::int64_t i = 0; i < inner; ++i) {
-          Acc acc = Product ? Acc(1) : Acc(0);
+          Acc acc = product ? Acc(1) : Acc(0);
           for (std::int64_t r = 0; r < reduce; ++r) {
             const Acc v = static_cast<Acc>(load(in[(o * reduce + r) * inner + i]));
-            acc = Product ? acc * v : acc + v;
+            acc = product ? acc * v : acc + v;
           }
-          out[o * inner + i] = store<Out>(static_cast<double>(acc));
+          // The mean of nothing is 0 / 0, NaN, as torch.mean gives it.
+          const double result = kind == Reduction::mean ? static_cast<double>(acc) / static_cast<double>(reduce)
+                                                        : static_cast<double>(acc);
+          out[o * inner + i] = store<Out>(result);
         }
       }
     });
@@ -38,12 +43,17 @@ void reduce_reference(const Tensor& x, const Tensor& y, std::int64_t outer, std:
 
 void SumFwdOp::Sum::forward(const Tensor& x, const Tensor& y, std::int64_t outer, std::int64_t reduce,
                             std::int64_t inner) {
-  reduce_reference<false>(x, y, outer, reduce, inner);
+  reduce_reference<Reduction::sum>(x, y, outer, reduce, inner);
 }
 
 void ProdFwdOp::Prod::forward(const Tensor& x, const Tensor& y, std::int64_t outer, std::int64_t reduce,
                               std::int64_t inner) {
-  reduce_reference<true>(x, y, outer, reduce, inner);
+  reduce_reference<Reduction::prod>(x, y, outer, reduce, inner);
+}
+
+void MeanFwdOp::Mean::forward(const Tensor& x, const Tensor& y, std::int64_t outer, std::int64_t reduce,
+                              std::int64_t inner) {
+  reduce_reference<Reduction::mean>(x, y, outer, reduce, inner);
 }
 
 }  // namespace ref
@@ -155,6 +165,12 @@ OpOutputs SumFwdOp::forward(const CallArgs& args) {
 OpOutputs ProdFwdOp::forward(const CallArgs& args) {
   const DType out = output_dtype(dtype(), args.inputs[0].dtype());
   auto& kernel = kernel_for<ops::ProdFwdOp::Prod>(reduce_call<ops::ProdFwdOp::Prod::Call>(args.inputs[0], dim(), out));
+  return run_reduction(kernel, args, dim(), keepdim(), out);
+}
+
+OpOutputs MeanFwdOp::forward(const CallArgs& args) {
+  const DType out = dtype().value_or(args.inputs[0].dtype());
+  auto& kernel = kernel_for<ops::MeanFwdOp::Mean>(reduce_call<ops::MeanFwdOp::Mean::Call>(args.inputs[0], dim(), out));
   return run_reduction(kernel, args, dim(), keepdim(), out);
 }
 

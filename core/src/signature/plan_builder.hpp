@@ -44,8 +44,10 @@ class PlanBuilder {
   std::optional<Expr> compile_ast(const expr::Ast& ast, const std::string& source, const std::string& field);
   // A discriminant expression: Bool reading only finite parameters and presence.
   std::optional<Expr> compile_discriminant(const std::string& source, const std::string& field);
-  // An input's `range`: a two-item list expression, on an input of one integer dtype.
-  std::optional<Expr> compile_range(const std::string& source, const std::string& dtype, const std::string& field);
+  // An input's `range`: a two-item list expression, on an input of one integer dtype or of a
+  // DType index (`dtype_slot`, -1 for none) whose set holds integer dtypes only.
+  std::optional<Expr> compile_range(const std::string& source, const std::string& dtype, int dtype_slot,
+                                    const std::string& field);
   bool finite_param_slot(int slot) const;
   std::optional<ShapeDecl> compile_shape(const std::string& text, const std::string& field);
   std::optional<DTypeDecl> compile_dtype(const std::string& text, const std::string& field);

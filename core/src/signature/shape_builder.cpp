@@ -439,15 +439,24 @@ void PlanBuilder::compile_tensors() {
     if (std::optional<DTypeDecl> d = compile_dtype(dtype, field + ".dtype")) t.dtype = std::move(*d);
     if (std::optional<ShapeDecl> sh = compile_shape(shape, field + ".shape")) t.shape = std::move(*sh);
     if (t.role == TensorRole::Input && !s.inputs[static_cast<std::size_t>(t.position)].range.empty()) {
-      t.range = compile_range(s.inputs[static_cast<std::size_t>(t.position)].range, dtype, field + ".range");
+      t.range = compile_range(s.inputs[static_cast<std::size_t>(t.position)].range, dtype, t.dtype.solve_slot,
+                              field + ".range");
     }
   }
 }
 
-std::optional<Expr> PlanBuilder::compile_range(const std::string& source, const std::string& dtype, const std::string& field) {
+std::optional<Expr> PlanBuilder::compile_range(const std::string& source, const std::string& dtype, int dtype_slot,
+                                               const std::string& field) {
+  const auto integral = [](DType d) { return !is_floating(d) && d != DType::bool_; };
   DType d;
-  if (!try_parse_dtype(dtype, d) || is_floating(d) || d == DType::bool_) {
-    problem(field, "a range bounds the values of an input of one integer dtype, and this input's dtype is '" + dtype + "'");
+  bool integer_input = try_parse_dtype(dtype, d) && integral(d);
+  if (!integer_input && dtype_slot >= 0) {
+    const std::vector<DType>& set = plan_->slots_[static_cast<std::size_t>(dtype_slot)].dtypes;
+    integer_input = !set.empty() && std::all_of(set.begin(), set.end(), integral);
+  }
+  if (!integer_input) {
+    problem(field, "a range bounds the values of an integer input: its dtype must be one integer dtype or a DType "
+                   "index of integer dtypes only, and this input's dtype is '" + dtype + "'");
     return std::nullopt;
   }
   std::optional<Expr> e = compile(source, field);

@@ -21,6 +21,22 @@ void silu_and_mul(DType dtype, int64_t rows, int64_t n, const void* x, void* y) 
                   });
 }
 
+void gelu_and_mul(DType dtype, int64_t rows, int64_t n, const void* x, void* y,
+                  bool tanh_approximation) {
+  constexpr const char* kName = "gelu_and_mul";
+  check_float_dtype(kName, dtype);
+  check_sizes(kName, {rows, n});
+  const int64_t numel = checked_product(kName, rows, checked_product(kName, n, 2));
+  check_buffer(kName, "x", x, numel);
+  check_buffer(kName, "y", y, numel);
+  if (numel == 0) return;
+  const KernelTable& kernels = active_kernels();
+  parallel_for_2d(rows, n, static_cast<int64_t>(3 * dtype_size(dtype)), kColumnAlign,
+                  [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+                    kernels.gelu_and_mul(dtype, tanh_approximation, x, y, n, r0, r1, c0, c1);
+                  });
+}
+
 namespace {
 
 // Checks a one-input element-wise call of `numel` elements and runs `body(i0, i1)` over ranges

@@ -54,6 +54,13 @@ int thread_count();
 void rms_norm(DType dtype, int64_t rows, int64_t n, const void* x, const void* weight, void* y,
               double eps);
 
+// x, residual, y: [rows, n] of dtype; weight: [n] of dtype.
+// residual = x + residual, rounded to dtype and stored; then y = r * rsqrt(mean(r^2) + eps) *
+// weight per row with r the stored residual. y must not overlap x or residual; x may equal
+// residual. dtype: float32, float16, bfloat16.
+void fused_add_rms_norm(DType dtype, int64_t rows, int64_t n, const void* x, void* residual,
+                        const void* weight, void* y, double eps);
+
 // x, y: [rows, n] of dtype; weight, bias: [n] of dtype, or null for 1 and 0.
 // y = (x - mean) * rsqrt(var + eps) * weight + bias per row, var the biased variance.
 // y may equal x (in place). dtype: float32, float16, bfloat16.
@@ -91,6 +98,12 @@ void batch_norm_train(DType dtype, int64_t N, int64_t C, int64_t inner, const vo
 // silu(v) = v / (1 + exp(-v)). dtype: float32, float16, bfloat16.
 void silu_and_mul(DType dtype, int64_t rows, int64_t n, const void* x, void* y);
 
+// x: [rows, 2n] of dtype; y: [rows, n] of dtype. y[r, j] = gelu(x[r, j]) * x[r, n + j], gelu
+// as the function gelu below computes it (erf form, or tanh with tanh_approximation).
+// dtype: float32, float16, bfloat16.
+void gelu_and_mul(DType dtype, int64_t rows, int64_t n, const void* x, void* y,
+                  bool tanh_approximation);
+
 // a, b, y: [numel] of dtype. y = a + alpha * b, rounded once to dtype. y may equal a or b
 // (in place). dtype: float32, float16, bfloat16, int32, int64; for the integer dtypes alpha must be
 // an integer, the arithmetic wraps around and alpha is converted to int64.
@@ -115,6 +128,14 @@ void relu(DType dtype, int64_t numel, const void* x, void* y);
 // dtype: float32, float16, bfloat16.
 void gelu(DType dtype, int64_t numel, const void* x, void* y, bool tanh_approximation);
 
+// ---- Lookup -------------------------------------------------------------------------------------
+
+// ids: [count] of index_dtype (int32 or int64); weight: [vocab, hidden] of dtype (any, copied
+// bitwise); y: [count, hidden] of dtype. y[i, :] = weight[ids[i], :]. Throws
+// std::invalid_argument, writing nothing, when an id is outside [0, vocab).
+void embedding(DType dtype, DType index_dtype, int64_t count, int64_t vocab, int64_t hidden,
+               const void* ids, const void* weight, void* y);
+
 // ---- Reductions ---------------------------------------------------------------------------------
 
 // x: [outer, reduce, inner] of in_dtype; y: [outer, inner] of out_dtype.
@@ -126,6 +147,9 @@ void gelu(DType dtype, int64_t numel, const void* x, void* y, bool tanh_approxim
 void reduce_sum(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce, int64_t inner,
                 const void* x, void* y);
 void reduce_prod(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce, int64_t inner,
+                 const void* x, void* y);
+// The sums of reduce_sum divided by reduce (NaN for reduce = 0), for the floating pairs only.
+void reduce_mean(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce, int64_t inner,
                  const void* x, void* y);
 
 // ---- Matrix multiply ----------------------------------------------------------------------------

@@ -29,6 +29,7 @@ struct ReduceArgs {
   void* y;
   int64_t reduce;
   int64_t inner;
+  double divisor = 1.0;  // every result is divided by it before it is stored (a mean: reduce)
 };
 
 inline int64_t reduce_column_blocks(int64_t inner) {
@@ -74,6 +75,9 @@ struct KernelTable {
   // Rows [r0, r1) of [rows, n].
   void (*rms_norm)(DType, const void* x, const void* weight, void* y, int64_t n, float eps,
                    int64_t r0, int64_t r1);
+  // residual: [rows, n], read and written.
+  void (*fused_add_rms_norm)(DType, const void* x, void* residual, const void* weight, void* y,
+                             int64_t n, float eps, int64_t r0, int64_t r1);
   void (*layer_norm)(DType, const void* x, const void* weight, const void* bias, void* y, int64_t n,
                      float eps, int64_t r0, int64_t r1);
   // scratch: n floats.
@@ -81,6 +85,8 @@ struct KernelTable {
   // Rows [r0, r1) and output columns [c0, c1) of y: [rows, n].
   void (*silu_and_mul)(DType, const void* x, void* y, int64_t n, int64_t r0, int64_t r1, int64_t c0,
                        int64_t c1);
+  void (*gelu_and_mul)(DType, bool tanh_approximation, const void* x, void* y, int64_t n,
+                       int64_t r0, int64_t r1, int64_t c0, int64_t c1);
   // Elements [i0, i1).
   void (*add)(DType, const void* a, const void* b, void* y, double alpha, int64_t i0, int64_t i1);
   // Rows [r0, r1) and columns [c0, c1) of [rows, n].

@@ -29,6 +29,20 @@ void rms_norm(DType dtype, int64_t rows, int64_t n, const void* x, const void* w
   });
 }
 
+void fused_add_rms_norm(DType dtype, int64_t rows, int64_t n, const void* x, void* residual,
+                        const void* weight, void* y, double eps) {
+  if (!check_rows("fused_add_rms_norm", dtype, rows, n, x, y)) return;
+  check_buffer("fused_add_rms_norm", "residual", residual, rows * n);
+  check_buffer("fused_add_rms_norm", "weight", weight, n);
+  const KernelTable& kernels = active_kernels();
+  const auto eps_f = static_cast<float>(eps);
+  // Each element moves four: x and residual read, residual and y written.
+  const auto row_bytes = static_cast<int64_t>(4 * n * dtype_size(dtype));
+  parallel_for(rows, row_bytes, [&](int64_t r0, int64_t r1) {
+    kernels.fused_add_rms_norm(dtype, x, residual, weight, y, n, eps_f, r0, r1);
+  });
+}
+
 void layer_norm(DType dtype, int64_t rows, int64_t n, const void* x, const void* weight,
                 const void* bias, void* y, double eps) {
   if (!check_rows("layer_norm", dtype, rows, n, x, y)) return;

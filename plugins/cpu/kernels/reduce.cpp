@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,8 +38,7 @@ DType accumulator_dtype(DType out) {
   return out == DType::float64 || out == DType::int64 ? out : DType::float32;
 }
 
-void fill_identity(ReduceOp op, DType out, void* y, int64_t count) {
-  const double v = op == ReduceOp::sum ? 0.0 : 1.0;
+void fill(double v, DType out, void* y, int64_t count) {
   switch (out) {
     case DType::float32:
       std::fill_n(static_cast<float*>(y), count, static_cast<float>(v));
@@ -58,8 +58,9 @@ void fill_identity(ReduceOp op, DType out, void* y, int64_t count) {
   }
 }
 
+// `mean` divides every sum by reduce (0 / 0: NaN when reduce is 0).
 void run_reduction(const char* kernel, ReduceOp op, DType in, DType out, int64_t outer,
-                   int64_t reduce, int64_t inner, const void* x, void* y) {
+                   int64_t reduce, int64_t inner, const void* x, void* y, bool mean = false) {
   check_pair(kernel, in, out);
   check_sizes(kernel, {outer, reduce, inner});
   const int64_t outputs = checked_product(kernel, outer, inner);
@@ -68,9 +69,10 @@ void run_reduction(const char* kernel, ReduceOp op, DType in, DType out, int64_t
   check_buffer(kernel, "y", y, outputs);
   if (outputs == 0) return;
   if (reduce == 0) {
-    fill_identity(op, out, y, outputs);
+    fill(mean ? std::numeric_limits<double>::quiet_NaN() : op == ReduceOp::sum ? 0.0 : 1.0, out, y, outputs);
     return;
   }
+  const double divisor = mean ? static_cast<double>(reduce) : 1.0;
   const KernelTable& kernels = active_kernels();
   const auto in_size = static_cast<int64_t>(dtype_size(in));
   const int64_t items = outer * reduce_column_blocks(inner);
@@ -82,7 +84,7 @@ void run_reduction(const char* kernel, ReduceOp op, DType in, DType out, int64_t
     parts = std::min({reduce, (4 * threads + items - 1) / items, total_bytes / kMinPartBytes});
   }
   if (parts < 2) {
-    const ReduceArgs args{op, in, out, x, reduce * inner, y, reduce, inner};
+    const ReduceArgs args{op, in, out, x, reduce * inner, y, reduce, inner, divisor};
     parallel_for(items, item_bytes, [&](int64_t i0, int64_t i1) { kernels.reduce(args, i0, i1); });
     return;
   }
@@ -109,7 +111,7 @@ void run_reduction(const char* kernel, ReduceOp op, DType in, DType out, int64_t
                           inner};
     kernels.reduce(part, item, item + 1);
   });
-  const ReduceArgs combine{op, acc, out, partial_bytes, parts * outputs, y, parts, outputs};
+  const ReduceArgs combine{op, acc, out, partial_bytes, parts * outputs, y, parts, outputs, divisor};
   parallel_for(reduce_column_blocks(outputs), parts * kReduceColumnBlock * acc_size,
                [&](int64_t i0, int64_t i1) { kernels.reduce(combine, i0, i1); });
 }
@@ -124,6 +126,15 @@ void reduce_sum(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce, 
 void reduce_prod(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce, int64_t inner,
                  const void* x, void* y) {
   run_reduction("reduce_prod", ReduceOp::prod, in_dtype, out_dtype, outer, reduce, inner, x, y);
+}
+
+void reduce_mean(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce, int64_t inner,
+                 const void* x, void* y) {
+  if (in_dtype == DType::int32 || in_dtype == DType::int64) {
+    throw std::invalid_argument("reduce_mean: dtype " + dtype_label(in_dtype) +
+                                " is not supported; supported: float32, float16, bfloat16, float64");
+  }
+  run_reduction("reduce_mean", ReduceOp::sum, in_dtype, out_dtype, outer, reduce, inner, x, y, true);
 }
 
 }  // namespace tileops::cpu

@@ -1,4 +1,4 @@
-// SiluAndMul, Add, Relu and ALiBi on the GPU.
+// SiluAndMul, GeluAndMul, Add, Relu and ALiBi on the GPU.
 #include <vector>
 
 #include "call_support.hpp"
@@ -17,6 +17,17 @@ Tensor SiluAndMulKernel::forward(const Tensor& x) {
   shape.back() = n;
   Tensor y = Tensor::empty(shape, x.dtype(), x.device());
   launch_silu_and_mul({x.data_ptr(), y.data_ptr(), rows_of(y, n), n, x.dtype()}, stream_of(x));
+  return y;
+}
+
+Tensor GeluAndMulKernel::forward(const Tensor& x) {
+  DeviceGuard on(x.device().index());
+  Shape shape = x.shape();
+  const std::int64_t n = shape.back() / 2;
+  shape.back() = n;
+  Tensor y = Tensor::empty(shape, x.dtype(), x.device());
+  launch_gelu_and_mul({x.data_ptr(), y.data_ptr(), rows_of(y, n), n, x.dtype(), call_.approximate == Approximation::tanh},
+                      stream_of(x));
   return y;
 }
 

@@ -11,6 +11,7 @@ const char* kernel_name(FaultSource source) {
     case FaultSource::paged_decode: return "gqa_paged_decode";
     case FaultSource::cache_append: return "kv_cache_append";
     case FaultSource::paged_cache_append: return "paged_kv_cache_append";
+    case FaultSource::embedding: return "embedding";
     case FaultSource::none: break;
   }
   return "unknown";
@@ -29,12 +30,16 @@ std::string describe_fault(const FaultRecord& f, const std::string& device) {
     case FaultKind::block_table:
       read = "block_table[" + std::to_string(f.row) + ", " + std::to_string(f.column) + "]";
       break;
+    case FaultKind::id: read = "ids[" + std::to_string(f.row) + "] (flat)"; break;
     case FaultKind::none: read = "an index"; break;
   }
+  const std::string consequence =
+      static_cast<FaultKind>(f.kind) == FaultKind::id
+          ? "; it read nothing through it and wrote zeros to that call's output row " + std::to_string(f.row)
+          : "; it read and wrote nothing through it, and that call's results for sequence " + std::to_string(f.row) +
+                " are not valid";
   return device + ": an earlier call's kernel " + kDeviceType + "_" + kernel_name(static_cast<FaultSource>(f.source)) +
-         " read " + read + " = " + std::to_string(f.value) + ", outside " + range(f) +
-         "; it read and wrote nothing through it, and that call's results for sequence " + std::to_string(f.row) +
-         " are not valid";
+         " read " + read + " = " + std::to_string(f.value) + ", outside " + range(f) + consequence;
 }
 
 }  // namespace tileops::gpu

@@ -1,5 +1,5 @@
 // What a kernel found wrong in indices it read from device memory (cache lengths, block-table
-// entries): the host cannot check those without waiting for the device, so the kernel checks
+// entries, token ids): the host cannot check those without waiting for the device, so the kernel checks
 // each index before it reads through it, skips what is out of range (never reading or writing
 // outside a tensor), and records the first such fault here. The record lives in host memory
 // mapped into the device (one per device, GpuRuntime::fault_record), so the host reads it
@@ -12,13 +12,14 @@
 namespace tileops::gpu {
 
 // The kernel that found the fault (named in the error).
-enum class FaultSource : std::int32_t { none = 0, decode, paged_decode, cache_append, paged_cache_append };
+enum class FaultSource : std::int32_t { none = 0, decode, paged_decode, cache_append, paged_cache_append, embedding };
 
 // What was out of range.
 enum class FaultKind : std::int32_t {
   none = 0,
   seqlen,       // cache_seqlens[row] = value, outside [low, high]
   block_table,  // block_table[row, column] = value, outside [low, high]
+  id,           // ids[row] (the flat index) = value, outside [low, high]
 };
 
 struct FaultRecord {

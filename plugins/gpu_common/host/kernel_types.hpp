@@ -11,6 +11,7 @@
 #include "fault_record.hpp"
 #include "tileops/extend/ops/attention.hpp"
 #include "tileops/extend/ops/elementwise.hpp"
+#include "tileops/extend/ops/embedding.hpp"
 #include "tileops/extend/ops/gemm.hpp"
 #include "tileops/extend/ops/norm.hpp"
 #include "tileops/extend/ops/reduction.hpp"
@@ -35,6 +36,12 @@ class RMSNormKernel final : public ops::RMSNormFwdOp::RmsNorm::Impl<GpuFloatKern
   Tensor forward(const Tensor& x, const Tensor& weight) override;
 };
 
+class FusedAddRMSNormKernel final : public ops::FusedAddRMSNormFwdOp::FusedAddRmsNorm::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& x, const Tensor& residual, const Tensor& weight) override;
+};
+
 class LayerNormKernel final : public ops::LayerNormFwdOp::LayerNorm::Impl<GpuFloatKernel> {
  public:
   using Impl::Impl;
@@ -55,6 +62,12 @@ class RopeKernel final : public ops::RopeFwdOp::Rope::Impl<GpuFloatKernel> {
 };
 
 class SiluAndMulKernel final : public ops::SiluAndMulFwdOp::SiluAndMul::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& x) override;
+};
+
+class GeluAndMulKernel final : public ops::GeluAndMulFwdOp::GeluAndMul::Impl<GpuFloatKernel> {
  public:
   using Impl::Impl;
   Tensor forward(const Tensor& x) override;
@@ -91,9 +104,11 @@ class AlibiKernel final : public ops::AlibiFwdOp::Alibi::Impl<GpuFloatKernel> {
   Tensor slopes_;
 };
 
+enum class Reduction { sum, prod, mean };
+
 // Sum and product for every input and output dtype of the manifest (float16, bfloat16,
-// float32, float64, int32, int64), accumulated as the interface says.
-template <bool kProduct, class Interface>
+// float32, float64, int32, int64), accumulated as the interface says; mean for the floating ones.
+template <Reduction kKind, class Interface>
 class ReduceKernel final : public Interface::template Impl<GpuKernel> {
  public:
   static std::optional<std::string> refusal(const typename Interface::Call& call);
@@ -103,8 +118,9 @@ class ReduceKernel final : public Interface::template Impl<GpuKernel> {
  private:
   int sm_count_;
 };
-using SumKernel = ReduceKernel<false, ops::SumFwdOp::Sum>;
-using ProdKernel = ReduceKernel<true, ops::ProdFwdOp::Prod>;
+using SumKernel = ReduceKernel<Reduction::sum, ops::SumFwdOp::Sum>;
+using ProdKernel = ReduceKernel<Reduction::prod, ops::ProdFwdOp::Prod>;
+using MeanKernel = ReduceKernel<Reduction::mean, ops::MeanFwdOp::Mean>;
 
 // GEMM of at most kMaxDotRows (8) rows of a, not transposed, against b stored [n, k]
 // (trans_b: linear-layer weights) in float32, float16 or bfloat16, reading b once: the decode
@@ -191,6 +207,16 @@ class PagedCacheAppendKernel final : public ops::PagedKVCacheAppendFwdOp::PagedK
   explicit PagedCacheAppendKernel(const Call& call);
   void forward(const Tensor& k_pages, const Tensor& v_pages, const Tensor& k_new, const Tensor& v_new,
                const Tensor& block_table, const Tensor& cache_seqlens) override;
+
+ private:
+  FaultRecord* faults_;
+};
+
+// Reads its ids from device memory, with the checks and reports of the kernels above.
+class EmbeddingKernel final : public ops::EmbeddingFwdOp::Embedding::Impl<GpuFloatKernel> {
+ public:
+  explicit EmbeddingKernel(const Call& call);
+  Tensor forward(const Tensor& ids, const Tensor& weight) override;
 
  private:
   FaultRecord* faults_;

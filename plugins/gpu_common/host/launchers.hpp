@@ -35,6 +35,21 @@ void launch_rms_norm(const RowNormArgs& args, void* stream);
 // y = (x - mean) / sqrt(biased var + eps) * weight + bias, accumulated in float.
 void launch_layer_norm(const RowNormArgs& args, void* stream);
 
+// residual = x + residual, rounded to dtype and stored in place, then y = r / sqrt(mean(r^2) +
+// eps) * weight with r the stored residual, accumulated in float; x, residual and y contiguous
+// [rows, n], weight [n]. x may be residual itself; y overlaps neither.
+struct FusedAddRmsNormArgs {
+  const void* x;
+  void* residual;
+  const void* weight;
+  void* y;
+  std::int64_t rows;
+  std::int64_t n;
+  float eps;
+  DType dtype;  // float32, float16 or bfloat16
+};
+void launch_fused_add_rms_norm(const FusedAddRmsNormArgs& args, void* stream);
+
 // Softmax of contiguous x viewed as [outer, n, inner] along the middle axis, into y (same
 // layout): exp(x - max) / sum(exp(x - max)), in float.
 struct SoftmaxArgs {
@@ -56,6 +71,18 @@ struct SiluAndMulArgs {
   DType dtype;  // float32, float16 or bfloat16
 };
 void launch_silu_and_mul(const SiluAndMulArgs& args, void* stream);
+
+// y[m, j] = gelu(x[m, j]) * x[m, n + j] for contiguous x [rows, 2n] and y [rows, n], gelu as
+// launch_gelu computes it (erf form, or tanh with tanh_approximation).
+struct GeluAndMulArgs {
+  const void* x;
+  void* y;
+  std::int64_t rows;
+  std::int64_t n;
+  DType dtype;  // float32, float16 or bfloat16
+  bool tanh_approximation;
+};
+void launch_gelu_and_mul(const GeluAndMulArgs& args, void* stream);
 
 // Rotary embedding of contiguous x [B, S, H, 2 * half] into y (same layout): for position p
 // (positions[s], or s when positions is null; positions an int64 device array of S) and
@@ -130,7 +157,7 @@ struct AlibiArgs {
 };
 void launch_alibi(const AlibiArgs& args, void* stream);
 
-// Sum or product of contiguous x viewed as [outer, reduce, inner] over the middle axis into
+// Sum, product or (with divisor) mean of contiguous x viewed as [outer, reduce, inner] over the middle axis into
 // contiguous y [outer, inner], accumulated in int64 for integer outputs and in double
 // otherwise (the reference kernels' rule). A reduction split across blocks writes partial
 // results to `workspace` (device memory of reduce_workspace_bytes(...) bytes) and combines
@@ -145,6 +172,9 @@ struct ReduceArgs {
   DType out_dtype;  // likewise
   bool product;
   int sm_count;  // multiprocessors of the device: how far to split
+  // Every floating result is divided by it before it is stored (a mean: reduce, so that an
+  // empty reduced axis gives 0 / 0, NaN); integer results ignore it.
+  double divisor = 1.0;
 };
 std::size_t reduce_workspace_bytes(const ReduceArgs& args);
 void launch_reduce(const ReduceArgs& args, void* workspace, void* stream);

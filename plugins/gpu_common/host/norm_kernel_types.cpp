@@ -1,4 +1,4 @@
-// RMSNorm, LayerNorm, Softmax and BatchNorm on the GPU.
+// RMSNorm, FusedAddRMSNorm, LayerNorm, Softmax and BatchNorm on the GPU.
 #include "call_support.hpp"
 #include "kernel_types.hpp"
 #include "launchers.hpp"
@@ -13,6 +13,15 @@ Tensor RMSNormKernel::forward(const Tensor& x, const Tensor& weight) {
   launch_rms_norm({x.data_ptr(), data_or_null(weight), nullptr, y.data_ptr(), rows_of(x, call_.n), call_.n,
                    static_cast<float>(call_.eps), call_.dtype},
                   stream_of(x));
+  return y;
+}
+
+Tensor FusedAddRMSNormKernel::forward(const Tensor& x, const Tensor& residual, const Tensor& weight) {
+  DeviceGuard on(x.device().index());
+  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
+  launch_fused_add_rms_norm({x.data_ptr(), residual.data_ptr(), weight.data_ptr(), y.data_ptr(), rows_of(x, call_.n),
+                             call_.n, static_cast<float>(call_.eps), call_.dtype},
+                            stream_of(x));
   return y;
 }
 

@@ -93,7 +93,9 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
   constexpr std::size_t kAccBytes = sizeof(float) * kWarps * kG * kMaxD;
   constexpr std::size_t kMergeBytes = kAccBytes + 2 * sizeof(float) * kWarps * kG;
   constexpr std::size_t kStageBytes = static_cast<std::size_t>(kStages) * kU * 2 * kThreads * 16;
-  __shared__ alignas(16) unsigned char smem[kStages > 1 && kStageBytes > kMergeBytes ? kStageBytes : kMergeBytes];
+  constexpr std::size_t kSmemBytes = kStages > 1 && kStageBytes > kMergeBytes ? kStageBytes : kMergeBytes;
+  __shared__ Pack<float, 4> smem_chunks[kSmemBytes / 16];  // 16-byte aligned
+  unsigned char* smem = reinterpret_cast<unsigned char*>(smem_chunks);
   const DecodeArgs& a = p.a;
   const int d = static_cast<int>(a.head_dim);
   const std::int64_t block = blockIdx.x;
@@ -153,16 +155,23 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
   const T* vbase = static_cast<const T*>(a.v);
   const std::int64_t step = static_cast<std::int64_t>(kWarps) * rows;
 
-  // The element offset of the row of key position `pos` in the cache; `valid` turns false when
-  // the position is past this part's end or its page is out of range (recorded).
-  const auto locate = [&](std::int64_t pos, bool& valid) -> std::int64_t {
+  // The block-table entry of the page holding key position `pos` (paged caches; 0 past this
+  // part's end, where nothing is read).
+  const auto page_of = [&](std::int64_t pos) -> std::int64_t {
+    if constexpr (!kPaged) return 0;
+    // Positions fit in 32 bits (the launcher checks the capacity): a 32-bit division.
+    const auto column = static_cast<std::uint32_t>(pos) / static_cast<std::uint32_t>(a.block_size);
+    return pos < end ? a.block_table[b * a.max_blocks + column] : 0;
+  };
+  // The element offset of the row of key position `pos` in the cache, given page_of(pos);
+  // `valid` turns false when the position is past this part's end or its page is out of range
+  // (recorded).
+  const auto locate = [&](std::int64_t pos, std::int64_t page, bool& valid) -> std::int64_t {
     valid = pos < end;
     std::int64_t slot = 0;
     if constexpr (kPaged) {
-      // Positions fit in 32 bits (the launcher checks the capacity): a 32-bit division.
-      const auto upos = static_cast<std::uint32_t>(pos);
-      const auto column = static_cast<std::int64_t>(upos / static_cast<std::uint32_t>(a.block_size));
-      const std::int64_t page = valid ? a.block_table[b * a.max_blocks + column] : 0;
+      const auto column = static_cast<std::int64_t>(static_cast<std::uint32_t>(pos) /
+                                                    static_cast<std::uint32_t>(a.block_size));
       if (page < 0 || page >= a.num_blocks) {
         if (li == 0) {
           report_fault(a.faults, FaultSource::paged_decode, FaultKind::block_table, b, column, page, 0,
@@ -182,33 +191,33 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
       // Every (key, head) dot product, then their sums over the row's lanes, all shuffles of a
       // step independent of each other.
       float s[kU][kG];
-  #pragma unroll
+#pragma unroll
       for (int u = 0; u < kU; ++u) {
         float k_elems[kC][kE];
-  #pragma unroll
+#pragma unroll
         for (int c = 0; c < kC; ++c)
-  #pragma unroll
+#pragma unroll
           for (int e = 0; e < kE; ++e) k_elems[c][e] = to_float(kr[u].c[c].v[e]);
-  #pragma unroll
+#pragma unroll
         for (int g = 0; g < kG; ++g) {
           float dot = 0.f;
-  #pragma unroll
+#pragma unroll
           for (int c = 0; c < kC; ++c)
-  #pragma unroll
+#pragma unroll
             for (int e = 0; e < kE; ++e) dot = fmaf(q[g].v[c][e], k_elems[c][e], dot);
           s[u][g] = dot;
         }
       }
-  #pragma unroll
+#pragma unroll
       for (int mask = lanes / 2; mask > 0; mask /= 2)
-  #pragma unroll
+#pragma unroll
         for (int u = 0; u < kU; ++u)
-  #pragma unroll
+#pragma unroll
           for (int g = 0; g < kG; ++g) s[u][g] += shuffle_xor(s[u][g], mask);
-  #pragma unroll
+#pragma unroll
       for (int g = 0; g < kG; ++g) {
         float tile_max = kNegInf;
-  #pragma unroll
+#pragma unroll
         for (int u = 0; u < kU; ++u) {
           float x = s[u][g];
           if (a.softcap > 0.f) x = a.softcap * tanhf(x / a.softcap) * kLog2e;
@@ -219,17 +228,17 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
         const float scale = exp2_rel(m[g], m_new);
         m[g] = m_new;
         l[g] *= scale;
-  #pragma unroll
+#pragma unroll
         for (int c = 0; c < kC; ++c)
-  #pragma unroll
+#pragma unroll
           for (int e = 0; e < kE; ++e) acc[g].v[c][e] *= scale;
-  #pragma unroll
+#pragma unroll
         for (int u = 0; u < kU; ++u) {
           const float pu = exp2_rel(s[u][g], m_new);
           l[g] += pu;
-  #pragma unroll
+#pragma unroll
           for (int c = 0; c < kC; ++c)
-  #pragma unroll
+#pragma unroll
             for (int e = 0; e < kE; ++e) acc[g].v[c][e] = fmaf(pu, to_float(vr[u].c[c].v[e]), acc[g].v[c][e]);
         }
       }
@@ -248,12 +257,22 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
     const auto slot_of = [&](int stage, int u, int which) {
       return reinterpret_cast<Pack<T, kE>*>(smem) + ((stage * kU + u) * 2 + which) * kThreads + threadIdx.x;
     };
+    const auto position = [&](int it, int u) {
+      return warp_begin + sub + (static_cast<std::int64_t>(it) * kU + u) * step;
+    };
+    // The table entries of the next iteration to issue, read one issue ahead so that the
+    // copies never wait for them.
+    std::int64_t pages[kU];
+    const auto read_pages = [&](int it) {
+#pragma unroll
+      for (int u = 0; u < kU; ++u) pages[u] = page_of(position(it, u));
+    };
     const auto issue = [&](int it) {
       const int stage = it % kStages;
 #pragma unroll
       for (int u = 0; u < kU; ++u) {
         bool valid = false;
-        const std::int64_t offset = locate(warp_begin + sub + (static_cast<std::int64_t>(it) * kU + u) * step, valid);
+        const std::int64_t offset = locate(position(it, u), pages[u], valid);
         const bool chunk = valid && li * kE + kE <= d;
         const std::int64_t at = chunk ? offset + li * kE : 0;
         copy16_async(slot_of(stage, u, 0), kbase + at, chunk);
@@ -262,13 +281,20 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
         valid_bits = valid ? valid_bits | bit : valid_bits & ~bit;
       }
     };
+    read_pages(0);
 #pragma unroll
     for (int it = 0; it < kStages - 1; ++it) {
-      if (it < iterations) issue(it);
+      if (it < iterations) {
+        issue(it);
+        read_pages(it + 1);
+      }
       commit_copies();
     }
     for (int it = 0; it < iterations; ++it) {
-      if (it + kStages - 1 < iterations) issue(it + kStages - 1);
+      if (it + kStages - 1 < iterations) {
+        issue(it + kStages - 1);
+        read_pages(it + kStages);
+      }
       commit_copies();
       wait_copies<kStages - 1>();
       const int stage = it % kStages;
@@ -290,7 +316,8 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
       bool valid[kU];
 #pragma unroll
       for (int u = 0; u < kU; ++u) {
-        const std::int64_t offset = locate(base + sub + u * step, valid[u]);
+        const std::int64_t pos = base + sub + u * step;
+        const std::int64_t offset = locate(pos, page_of(pos), valid[u]);
         load_raw<T, kE, kC>(kbase + offset, li, lanes, d, valid[u], kr[u]);
         load_raw<T, kE, kC>(vbase + offset, li, lanes, d, valid[u], vr[u]);
       }

@@ -8,8 +8,10 @@
 #include <cmath>
 
 #include "../host/attention_launchers.hpp"
-#include "attention_prefill_mma.cuh"
 #include "launch.cuh"
+#if !defined(TILEOPS_GPU_HIP)
+#include "attention_prefill_mma.cuh"
+#endif
 
 namespace tileops::gpu {
 namespace {
@@ -109,10 +111,12 @@ bool attention_uses_tensor_cores(const AttentionArgs& a, int arch) {
 
 void launch_attention(const AttentionArgs& a, int arch, void* stream) {
   if (a.batch == 0 || a.seq_q == 0 || a.heads == 0) return;
+#if !defined(TILEOPS_GPU_HIP)
   if (attention_uses_tensor_cores(a, arch)) {
     launch_attention_mma(a, stream);
     return;
   }
+#endif
   const std::int64_t blocks = ceil_div(a.seq_q, kWarps) * a.heads * a.batch;
   if (blocks > 0x7fffffff) throw ValueError("gpu attention: " + std::to_string(blocks) + " blocks exceed the grid");
   with_float_type(a.dtype, "gqa_attention", [&](auto tag) {

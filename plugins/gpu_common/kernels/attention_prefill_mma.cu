@@ -1,4 +1,5 @@
-// Dense prefill attention on tensor cores (FlashAttention-2's schedule), CUDA sm_80 and later,
+// Dense prefill attention on tensor cores (FlashAttention-2's schedule), CUDA sm_80 and later
+// (TILEOPS_CUDA_KERNEL_SOURCES: only nvcc compiles it),
 // float16 and bfloat16, head dim 64 or 128. A block of 4 warps serves 128 query rows of one
 // (sequence, head), 32 rows a warp (two MMA row tiles sharing every key and value fragment a
 // warp reads from shared memory), and walks the key tiles of 64 the mask leaves: the next
@@ -15,14 +16,6 @@
 #include "launch.cuh"
 
 namespace tileops::gpu {
-
-#if defined(TILEOPS_GPU_HIP)
-
-void launch_attention_mma(const AttentionArgs&, void*) {
-  throw RuntimeError("hip: the tensor-core attention kernel is CUDA-only");
-}
-
-#else
 
 namespace {
 
@@ -357,7 +350,5 @@ void launch_attention_mma(const AttentionArgs& a, void* stream) {
   else launch_for_type<f16>(a, grid, native_stream(stream));
   check_launch("gqa_attention");
 }
-
-#endif
 
 }  // namespace tileops::gpu

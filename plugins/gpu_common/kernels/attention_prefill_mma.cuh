@@ -6,7 +6,7 @@
 namespace tileops::gpu {
 
 // Requires attention_uses_tensor_cores(args, arch) and a device of compute capability 8.0 or
-// later; on HIP there is no such kernel and this throws RuntimeError.
+// later. CUDA only: the HIP build has no such kernel (attention_uses_tensor_cores is false).
 void launch_attention_mma(const AttentionArgs& args, void* stream);
 
 }  // namespace tileops::gpu

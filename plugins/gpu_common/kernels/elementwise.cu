@@ -1,4 +1,4 @@
-// Elementwise kernels: SiluAndMul, Add (same shape, a repeated row, general strided
+// Elementwise kernels: SiluAndMul and GeluAndMul, Add (same shape, a repeated row, general strided
 // broadcast), Relu, Gelu and ALiBi. Contiguous operands move 16 bytes per access where every pointer
 // is aligned and the extents divide; the rest (odd offsets, tails) go element by element.
 #include "../host/launchers.hpp"
@@ -35,9 +35,11 @@ __device__ __forceinline__ RowTile row_tile() {
   return {static_cast<std::int64_t>(blockIdx.y) * kUnroll, static_cast<std::int64_t>(gridDim.y) * kUnroll};
 }
 
-// --- SiluAndMul: rows of [gate | up] into rows of n.
-template <class T, int kVec>
-__global__ void silu_and_mul_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows, std::int64_t n) {
+// --- SiluAndMul and GeluAndMul: rows of [gate | up] into rows of n, act(gate) * up with `act`
+// mapping a float gate to its activation.
+template <class T, int kVec, class Act>
+__global__ void act_and_mul_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows, std::int64_t n,
+                                   Act act) {
   const std::int64_t packs = n / kVec;
   for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
     for (RowTile t = row_tile(); t.first < rows; t.first += t.step) {
@@ -57,14 +59,17 @@ __global__ void silu_and_mul_kernel(const T* __restrict__ x, T* __restrict__ y, 
         Pack<T, kVec> o;
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          const float v = to_float(g[k].v[e]);
-          o.v[e] = store_as<T>(v / (1.0f + __expf(-v)) * to_float(u[k].v[e]));
+          o.v[e] = store_as<T>(act(to_float(g[k].v[e])) * to_float(u[k].v[e]));
         }
         store_pack(y + row * n + p * kVec, o);
       }
     }
   }
 }
+
+struct SiluGate {
+  __device__ float operator()(float v) const { return v / (1.0f + __expf(-v)); }
+};
 
 // --- Add, a and b alike: each thread takes kUnroll packs blockDim.x apart per block tile.
 template <class T, int kVec>
@@ -197,6 +202,14 @@ struct GeluOp {
   }
 };
 
+// The gate activations of GeluAndMul: the same forms as GeluOp.
+struct GeluErfGate {
+  __device__ float operator()(float v) const { return gelu_erf(v); }
+};
+struct GeluTanhGate {
+  __device__ float operator()(float v) const { return gelu_tanh(v); }
+};
+
 // --- ALiBi: blockIdx.y walks the (head, query) rows, x walks packs of a row.
 template <class T, int kVec>
 __global__ void alibi_kernel(const double* __restrict__ slopes, T* __restrict__ y, std::int64_t heads,
@@ -244,23 +257,38 @@ void launch_map(const char* name, DType dtype, const void* x, void* out, std::in
   check_launch(name);
 }
 
+// Launches act_and_mul_kernel over rows of [gate | up]: packs of 16 bytes when both buffers and
+// the half width n allow it, else one element at a time.
+template <class Act>
+void launch_act_and_mul(const char* name, DType dtype, const void* xp, void* yp, std::int64_t rows, std::int64_t n,
+                        Act act, void* stream) {
+  if (rows == 0 || n == 0) return;
+  with_float_type(dtype, name, [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    const auto* x = static_cast<const T*>(xp);
+    auto* y = static_cast<T*>(yp);
+    if (n % kVec == 0 && aligned16(x) && aligned16(y)) {
+      act_and_mul_kernel<T, kVec><<<row_grid(rows, n / kVec), kThreads, 0, native_stream(stream)>>>(x, y, rows, n, act);
+    } else {
+      act_and_mul_kernel<T, 1><<<row_grid(rows, n), kThreads, 0, native_stream(stream)>>>(x, y, rows, n, act);
+    }
+  });
+  check_launch(name);
+}
+
 }  // namespace
 
 void launch_silu_and_mul(const SiluAndMulArgs& a, void* stream) {
-  if (a.rows == 0 || a.n == 0) return;
-  with_float_type(a.dtype, "silu_and_mul", [&](auto tag) {
-    using T = decltype(tag);
-    constexpr int kVec = kVec16<T>;
-    const auto* x = static_cast<const T*>(a.x);
-    auto* y = static_cast<T*>(a.y);
-    if (a.n % kVec == 0 && aligned16(x) && aligned16(y)) {
-      silu_and_mul_kernel<T, kVec>
-          <<<row_grid(a.rows, a.n / kVec), kThreads, 0, native_stream(stream)>>>(x, y, a.rows, a.n);
-    } else {
-      silu_and_mul_kernel<T, 1><<<row_grid(a.rows, a.n), kThreads, 0, native_stream(stream)>>>(x, y, a.rows, a.n);
-    }
-  });
-  check_launch("silu_and_mul");
+  launch_act_and_mul("silu_and_mul", a.dtype, a.x, a.y, a.rows, a.n, SiluGate{}, stream);
+}
+
+void launch_gelu_and_mul(const GeluAndMulArgs& a, void* stream) {
+  if (a.tanh_approximation) {
+    launch_act_and_mul("gelu_and_mul", a.dtype, a.x, a.y, a.rows, a.n, GeluTanhGate{}, stream);
+  } else {
+    launch_act_and_mul("gelu_and_mul", a.dtype, a.x, a.y, a.rows, a.n, GeluErfGate{}, stream);
+  }
 }
 
 void launch_add(const AddArgs& a, void* stream) {

@@ -1,4 +1,4 @@
-// Sum and product over the middle axis of [outer, reduce, inner]. Rows (inner == 1) are
+// Sum, product and mean (a sum divided on the way out) over the middle axis of [outer, reduce, inner]. Rows (inner == 1) are
 // reduced by a block each, columns (inner > 1) by a thread per group of adjacent columns,
 // reads coalesced across the group. When that leaves too few blocks to keep the device busy
 // (one long row, a few columns), the reduced axis is split across blocks that write partial
@@ -44,10 +44,20 @@ __device__ __forceinline__ A identity() {
   return kProduct ? A(1) : A(0);
 }
 
+// A result as stored: floating ones divided by `divisor` (1 but for a mean).
+template <class Out, class A>
+__device__ __forceinline__ Out finish(A acc, double divisor) {
+  if constexpr (std::is_integral_v<A>) {
+    return store_as<Out>(acc);
+  } else {
+    return store_as<Out>(acc / divisor);
+  }
+}
+
 // One block per (row, split): the split's chunk of the row, `chunk` elements from its start.
 template <class In, class Out, int kVec, bool kProduct>
 __global__ void reduce_rows(const In* __restrict__ x, Out* __restrict__ y, Acc<Out>* __restrict__ partial,
-                            std::int64_t rows, std::int64_t reduce, std::int64_t chunk) {
+                            std::int64_t rows, std::int64_t reduce, std::int64_t chunk, double divisor) {
   using A = Acc<Out>;
   __shared__ A scratch[kMaxWarps];
   const Combine<kProduct> op;
@@ -74,7 +84,7 @@ __global__ void reduce_rows(const In* __restrict__ x, Out* __restrict__ y, Acc<O
     acc = block_reduce(acc, op, identity<A, kProduct>(), scratch);
     if (threadIdx.x == 0) {
       if (partial == nullptr) {
-        y[row] = store_as<Out>(acc);
+        y[row] = finish<Out>(acc, divisor);
       } else {
         partial[blockIdx.y * rows + row] = acc;
       }
@@ -85,7 +95,8 @@ __global__ void reduce_rows(const In* __restrict__ x, Out* __restrict__ y, Acc<O
 // One thread per (group of kVec adjacent columns, split).
 template <class In, class Out, int kVec, bool kProduct>
 __global__ void reduce_columns(const In* __restrict__ x, Out* __restrict__ y, Acc<Out>* __restrict__ partial,
-                               std::int64_t outer, std::int64_t reduce, std::int64_t inner, std::int64_t chunk) {
+                               std::int64_t outer, std::int64_t reduce, std::int64_t inner, std::int64_t chunk,
+                               double divisor) {
   using A = Acc<Out>;
   const Combine<kProduct> op;
   const std::int64_t groups = outer * inner / kVec;
@@ -108,7 +119,7 @@ __global__ void reduce_columns(const In* __restrict__ x, Out* __restrict__ y, Ac
 #pragma unroll
     for (int k = 0; k < kVec; ++k) {
       if (partial == nullptr) {
-        y[column + k] = store_as<Out>(acc[k]);
+        y[column + k] = finish<Out>(acc[k], divisor);
       } else {
         partial[blockIdx.y * outer * inner + column + k] = acc[k];
       }
@@ -117,16 +128,16 @@ __global__ void reduce_columns(const In* __restrict__ x, Out* __restrict__ y, Ac
 }
 
 // y[j] = the combination of the `splits` partial results of column j, in split order (the
-// identity when there are none: an empty reduced axis).
+// identity when there are none: an empty reduced axis), divided by `divisor`.
 template <class Out, bool kProduct>
 __global__ void combine_splits(const Acc<Out>* __restrict__ partial, Out* __restrict__ y, std::int64_t columns,
-                               std::int64_t splits) {
+                               std::int64_t splits, double divisor) {
   using A = Acc<Out>;
   const Combine<kProduct> op;
   for (std::int64_t j = global_thread(); j < columns; j += grid_threads()) {
     A acc = identity<A, kProduct>();
     for (std::int64_t s = 0; s < splits; ++s) acc = op(acc, partial[s * columns + j]);
-    y[j] = store_as<Out>(acc);
+    y[j] = finish<Out>(acc, divisor);
   }
 }
 
@@ -165,13 +176,16 @@ void run_split(const ReduceArgs& a, const ReducePlan& p, Acc<Out>* partial, Nati
   auto* y = static_cast<Out*>(a.y);
   const dim3 grid_rows(blocks_for(a.outer, 1, 1 << 20), static_cast<unsigned>(p.splits));
   const dim3 grid_columns(blocks_for(a.outer * a.inner / kVec, kThreads), static_cast<unsigned>(p.splits));
+  // Split partial results stay undivided: combine_splits divides their total.
+  const double divisor = partial == nullptr ? a.divisor : 1.0;
   if (a.inner == 1) {
     // Threads enough for kUnroll packs each of a chunk (so a block's loads all go out at once).
     const int threads = threads_for(ceil_div(ceil_div(p.chunk, kVec), kUnroll), kThreads);
-    reduce_rows<In, Out, kVec, kProduct><<<grid_rows, threads, 0, s>>>(x, y, partial, a.outer, a.reduce, p.chunk);
+    reduce_rows<In, Out, kVec, kProduct>
+        <<<grid_rows, threads, 0, s>>>(x, y, partial, a.outer, a.reduce, p.chunk, divisor);
   } else {
     reduce_columns<In, Out, kVec, kProduct>
-        <<<grid_columns, kThreads, 0, s>>>(x, y, partial, a.outer, a.reduce, a.inner, p.chunk);
+        <<<grid_columns, kThreads, 0, s>>>(x, y, partial, a.outer, a.reduce, a.inner, p.chunk, divisor);
   }
 }
 
@@ -182,7 +196,7 @@ void run_reduce(const ReduceArgs& a, void* workspace, NativeStream s) {
   auto* partial = p.splits > 1 ? static_cast<Acc<Out>*>(workspace) : nullptr;
   if (a.reduce == 0) {
     combine_splits<Out, kProduct>
-        <<<blocks_for(columns, kThreads), kThreads, 0, s>>>(nullptr, static_cast<Out*>(a.y), columns, 0);
+        <<<blocks_for(columns, kThreads), kThreads, 0, s>>>(nullptr, static_cast<Out*>(a.y), columns, 0, a.divisor);
     return;
   }
   if (p.vec == kVec16<In>) {
@@ -192,7 +206,8 @@ void run_reduce(const ReduceArgs& a, void* workspace, NativeStream s) {
   }
   if (partial != nullptr) {
     combine_splits<Out, kProduct>
-        <<<blocks_for(columns, kThreads), kThreads, 0, s>>>(partial, static_cast<Out*>(a.y), columns, p.splits);
+        <<<blocks_for(columns, kThreads), kThreads, 0, s>>>(partial, static_cast<Out*>(a.y), columns, p.splits,
+                                                             a.divisor);
   }
 }
 

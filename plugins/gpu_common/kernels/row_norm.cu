@@ -1,4 +1,4 @@
-// RMSNorm and LayerNorm over rows. A row that fits in the registers of one block is read once:
+// RMSNorm and LayerNorm over rows, and the fused residual add and RMSNorm. A row that fits in the registers of one block is read once:
 // each thread keeps its share, the block reduces, then normalizes from registers. Longer rows
 // are streamed: two passes (RMSNorm) or three (LayerNorm: mean, centred variance, output),
 // the later ones mostly from L2.
@@ -186,6 +186,46 @@ struct RowNormLauncher {
   }
 };
 
+// residual += x, rounded to T and stored, then y from the stored values; one block per row at
+// a time. Each thread reads back, in the second pass, only the elements it stored in the first,
+// so the passes need no barrier between them beyond the reduction's. x may be residual itself:
+// neither pointer is __restrict__.
+template <class T, int kVec>
+__global__ void __launch_bounds__(1024)
+    fused_add_rms_norm_kernel(const T* x, T* residual, const T* __restrict__ weight, T* __restrict__ y,
+                              std::int64_t rows, std::int64_t n, float eps) {
+  __shared__ float scratch[kMaxWarps];
+  const float inv_n = 1.0f / static_cast<float>(n);
+  const std::int64_t step = static_cast<std::int64_t>(blockDim.x) * kVec;
+  for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row * n;
+    T* rr = residual + row * n;
+    T* yr = y + row * n;
+    float acc = 0.0f;
+    for (std::int64_t e = threadIdx.x * kVec; e < n; e += step) {
+      const Pack<T, kVec> a = load_pack<kVec>(xr + e);
+      const Pack<T, kVec> b = load_pack<kVec>(rr + e);
+      Pack<T, kVec> sum;
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        sum.v[k] = store_as<T>(to_float(a.v[k]) + to_float(b.v[k]));
+        const float stored = to_float(sum.v[k]);
+        acc += stored * stored;
+      }
+      store_pack(rr + e, sum);
+    }
+    const float scale = rsqrtf(block_reduce(acc, Add{}, 0.0f, scratch) * inv_n + eps);
+    for (std::int64_t e = threadIdx.x * kVec; e < n; e += step) {
+      const Pack<T, kVec> r = load_pack<kVec>(rr + e);
+      const Pack<T, kVec> w = load_pack<kVec>(weight + e);
+      Pack<T, kVec> out;
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) out.v[k] = store_as<T>(to_float(r.v[k]) * scale * to_float(w.v[k]));
+      store_pack(yr + e, out);
+    }
+  }
+}
+
 template <bool kLayerNorm>
 void launch_row_norm(const RowNormArgs& a, void* stream, const char* name) {
   if (a.rows == 0 || a.n == 0) return;
@@ -206,5 +246,27 @@ void launch_row_norm(const RowNormArgs& a, void* stream, const char* name) {
 
 void launch_rms_norm(const RowNormArgs& args, void* stream) { launch_row_norm<false>(args, stream, "rms_norm"); }
 void launch_layer_norm(const RowNormArgs& args, void* stream) { launch_row_norm<true>(args, stream, "layer_norm"); }
+
+void launch_fused_add_rms_norm(const FusedAddRmsNormArgs& a, void* stream) {
+  if (a.rows == 0 || a.n == 0) return;
+  with_float_type(a.dtype, "fused_add_rms_norm", [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    const auto* x = static_cast<const T*>(a.x);
+    auto* residual = static_cast<T*>(a.residual);
+    const auto* weight = static_cast<const T*>(a.weight);
+    auto* y = static_cast<T*>(a.y);
+    const NativeStream s = native_stream(stream);
+    const bool wide = a.n % kVec == 0 && aligned16(x) && aligned16(residual) && aligned16(weight) && aligned16(y);
+    if (wide) {
+      fused_add_rms_norm_kernel<T, kVec><<<blocks_for(a.rows, 1), threads_for(a.n / kVec, 1024), 0, s>>>(
+          x, residual, weight, y, a.rows, a.n, a.eps);
+    } else {
+      fused_add_rms_norm_kernel<T, 1><<<blocks_for(a.rows, 1), threads_for(a.n, 1024), 0, s>>>(
+          x, residual, weight, y, a.rows, a.n, a.eps);
+    }
+  });
+  check_launch("fused_add_rms_norm");
+}
 
 }  // namespace tileops::gpu

@@ -1,6 +1,7 @@
-// SumFwdOp and ProdFwdOp: reductions over `dim` (an axis, a list of axes, or every axis); dtype
-// is the accumulation and output dtype (None: int64 for integer inputs, else the input's). The
-// classes are generated from manifests/reduction.yaml; core/ops/reduction holds their forwards.
+// SumFwdOp, ProdFwdOp and MeanFwdOp: reductions over `dim` (an axis, a list of axes, or every
+// axis); dtype is the accumulation and output dtype (None: int64 for integer inputs, else the
+// input's). MeanFwdOp takes floating inputs only and gives NaN over an empty axis. The classes
+// are generated from manifests/reduction.yaml; core/ops/reduction holds their forwards.
 #pragma once
 
 #include <cstdint>

@@ -97,10 +97,41 @@ void gelu_range(const T* x, T* y, int64_t i0, int64_t i1) {
   });
 }
 
+// gelu(gate) * up over rows of [gate | up], gelu as gelu_range computes it.
+template <bool kTanh, class T>
+void gelu_and_mul_tile(const T* x, T* y, int64_t n, int64_t r0, int64_t r1, int64_t c0,
+                       int64_t c1) {
+  const Vf::R negative_zero = Vf::set1(-0.0f);
+  const Vf::R cap = Vf::set1(kGeluCap);
+  for (int64_t r = r0; r < r1; ++r) {
+    const T* gate = x + r * 2 * n;
+    const T* up = gate + n;
+    T* yr = y + r * n;
+    for_each_vector(c0, c1, [&](int64_t j, int64_t lanes) {
+      const Vf::R g = Vf::loadn(gate + j, lanes);
+      const Vf::R a = Vf::min(Vf::max(g, Vf::sub(Vf::zero(), g)), cap);
+      const Vf::R tail = kTanh ? gelu_tanh_tail(a) : gelu_erf_tail(a);
+      const Vf::R gelu = Vf::sub(Vf::max(negative_zero, g), Vf::mul(a, tail));
+      Vf::storen(yr + j, Vf::mul(gelu, Vf::loadn(up + j, lanes)), lanes);
+    });
+  }
+}
+
 void silu_and_mul_kernel(DType dtype, const void* x, void* y, int64_t n, int64_t r0, int64_t r1,
                          int64_t c0, int64_t c1) {
   with_float_type("silu_and_mul", dtype, [&]<class T>() {
     silu_and_mul_tile(static_cast<const T*>(x), static_cast<T*>(y), n, r0, r1, c0, c1);
+  });
+}
+
+void gelu_and_mul_kernel(DType dtype, bool tanh_approximation, const void* x, void* y, int64_t n,
+                         int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  with_float_type("gelu_and_mul", dtype, [&]<class T>() {
+    if (tanh_approximation) {
+      gelu_and_mul_tile<true>(static_cast<const T*>(x), static_cast<T*>(y), n, r0, r1, c0, c1);
+    } else {
+      gelu_and_mul_tile<false>(static_cast<const T*>(x), static_cast<T*>(y), n, r0, r1, c0, c1);
+    }
   });
 }
 

@@ -62,6 +62,29 @@ void rms_norm_rows(const T* x, const T* weight, T* y, int64_t n, float eps, int6
   }
 }
 
+// residual += x, stored in T, then y from the stored (rounded) values: the sum of squares is
+// gathered from the rounded residual as it is written, the output pass reads it back in cache.
+template <class T>
+void fused_add_rms_norm_rows(const T* x, T* residual, const T* weight, T* y, int64_t n, float eps,
+                             int64_t r0, int64_t r1) {
+  for (int64_t r = r0; r < r1; ++r) {
+    const T* xr = x + r * n;
+    T* rr = residual + r * n;
+    T* yr = y + r * n;
+    Vf::R acc = Vf::zero();
+    for_each_vector(0, n, [&](int64_t j, int64_t lanes) {
+      Vf::storen(rr + j, Vf::add(Vf::loadn(xr + j, lanes), Vf::loadn(rr + j, lanes)), lanes);
+      const Vf::R stored = Vf::loadn(rr + j, lanes);  // lanes past the row load as 0
+      acc = Vf::fma(stored, stored, acc);
+    });
+    const Vf::R scale = Vf::set1(1.0f / std::sqrt(Vf::sum(acc) / static_cast<float>(n) + eps));
+    for_each_vector(0, n, [&](int64_t j, int64_t lanes) {
+      const Vf::R v = Vf::mul(Vf::loadn(rr + j, lanes), scale);
+      Vf::storen(yr + j, Vf::mul(v, Vf::loadn(weight + j, lanes)), lanes);
+    });
+  }
+}
+
 template <class T>
 void layer_norm_rows(const T* x, const T* weight, const T* bias, T* y, int64_t n, float eps,
                      int64_t r0, int64_t r1) {
@@ -95,6 +118,14 @@ void rms_norm_kernel(DType dtype, const void* x, const void* weight, void* y, in
   with_float_type("rms_norm", dtype, [&]<class T>() {
     rms_norm_rows(static_cast<const T*>(x), static_cast<const T*>(weight), static_cast<T*>(y), n,
                   eps, r0, r1);
+  });
+}
+
+void fused_add_rms_norm_kernel(DType dtype, const void* x, void* residual, const void* weight, void* y,
+                               int64_t n, float eps, int64_t r0, int64_t r1) {
+  with_float_type("fused_add_rms_norm", dtype, [&]<class T>() {
+    fused_add_rms_norm_rows(static_cast<const T*>(x), static_cast<T*>(residual),
+                            static_cast<const T*>(weight), static_cast<T*>(y), n, eps, r0, r1);
   });
 }
 

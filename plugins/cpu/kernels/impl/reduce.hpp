@@ -203,9 +203,16 @@ Packing packing(int64_t inner, int64_t reduce) {
   return {std::min(kPackSegment / period, reduce / step) * step, period};
 }
 
-// y[i] = the reduction of acc[i], acc[i + inner], ... over a segment of `segment` elements.
+// A result as stored: divided by `divisor` (in double) unless that is 1.
+template <class Out, class Acc>
+Out finish(Acc v, double divisor) {
+  return from_acc<Out>(divisor == 1.0 ? v : static_cast<Acc>(static_cast<double>(v) / divisor));
+}
+
+// y[i] = the reduction of acc[i], acc[i + inner], ... over a segment of `segment` elements,
+// divided by `divisor`.
 template <class Op, class Acc, class Out>
-void fold_segment(Acc* acc, int64_t segment, int64_t period, int64_t inner, Out* y) {
+void fold_segment(Acc* acc, int64_t segment, int64_t period, int64_t inner, Out* y, double divisor) {
   int64_t len = segment;
   if (period > 0) {
     for (int64_t q = period; q < segment; q += period) {
@@ -216,7 +223,7 @@ void fold_segment(Acc* acc, int64_t segment, int64_t period, int64_t inner, Out*
   for (int64_t i = 0; i < inner; ++i) {
     Acc v = acc[i];
     for (int64_t q = inner + i; q < len; q += inner) v = Op::apply(v, acc[q]);
-    y[i] = from_acc<Out>(v);
+    y[i] = finish<Out>(v, divisor);
   }
 }
 
@@ -228,7 +235,7 @@ void reduce_items(const ReduceArgs& a, int64_t i0, int64_t i1) {
   const int64_t inner = a.inner;
   if (inner == 1) {
     for (int64_t o = i0; o < i1; ++o) {
-      y[o] = from_acc<Out>(reduce_contiguous<Op, Acc>(x + o * a.x_outer_stride, reduce));
+      y[o] = finish<Out>(reduce_contiguous<Op, Acc>(x + o * a.x_outer_stride, reduce), a.divisor);
     }
     return;
   }
@@ -241,7 +248,7 @@ void reduce_items(const ReduceArgs& a, int64_t i0, int64_t i1) {
         for (int64_t i = 0; i < inner; ++i) {
           Acc v = to_acc<Acc>(xo[i]);
           for (int64_t r = 1; r < reduce; ++r) v = Op::apply(v, to_acc<Acc>(xo[r * inner + i]));
-          y[o * inner + i] = from_acc<Out>(v);
+          y[o * inner + i] = finish<Out>(v, a.divisor);
         }
       }
       return;
@@ -252,7 +259,7 @@ void reduce_items(const ReduceArgs& a, int64_t i0, int64_t i1) {
     for (int64_t o = i0; o < i1; ++o) {
       reduce_segments<Op>(acc, x + o * a.x_outer_stride, segment, segment, reduce / pack.rows,
                           (reduce % pack.rows) * inner);
-      fold_segment<Op>(acc, segment, pack.period, inner, y + o * inner);
+      fold_segment<Op>(acc, segment, pack.period, inner, y + o * inner, a.divisor);
     }
     return;
   }
@@ -263,6 +270,9 @@ void reduce_items(const ReduceArgs& a, int64_t i0, int64_t i1) {
     const int64_t c0 = (item % blocks) * kReduceColumnBlock;
     const int64_t len = std::min(kReduceColumnBlock, inner - c0);
     reduce_segments<Op>(acc, x + o * a.x_outer_stride + c0, inner, len, reduce, 0);
+    if (a.divisor != 1.0) {
+      for (int64_t j = 0; j < len; ++j) acc[j] = static_cast<Acc>(static_cast<double>(acc[j]) / a.divisor);
+    }
     store_accumulators(y + o * inner + c0, static_cast<const Acc*>(acc), len);
   }
 }

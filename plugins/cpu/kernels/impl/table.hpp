@@ -18,9 +18,11 @@ constexpr KernelTable table_for(Isa isa) {
   return KernelTable{
       .isa = isa,
       .rms_norm = &rms_norm_kernel,
+      .fused_add_rms_norm = &fused_add_rms_norm_kernel,
       .layer_norm = &layer_norm_kernel,
       .softmax = &softmax_kernel,
       .silu_and_mul = &silu_and_mul_kernel,
+      .gelu_and_mul = &gelu_and_mul_kernel,
       .add = &add_kernel,
       .add_row_broadcast = &add_row_broadcast_kernel,
       .relu = &relu_kernel,
