@@ -33,4 +33,5 @@ set(TILEOPS_GPU_HOST_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/host/rope_kernel_type.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/strided_layout.cpp)
 set(TILEOPS_CUDA_KERNEL_SOURCES
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/attention_decode_mma.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/attention_prefill_mma.cu)

@@ -100,13 +100,15 @@ TEST_CASE("GPU attention of an empty batch, no keys or no queries returns empty 
   check_prefill({1, 5, 0, 4, 2, 64, false});
 }
 
-TEST_CASE("GPU decode over a contiguous and a paged cache (pages of 16 and 32) matches the reference: ragged and zero lengths, windows, soft cap, split and unsplit keys") {
+TEST_CASE("GPU decode over a contiguous and a paged cache (pages of 16 and 32) matches the reference: ragged and zero lengths, windows, soft cap, split and unsplit keys, tensor cores and CUDA cores") {
   if (cuda_or_skip() == nullptr) return;
   for (auto [smax, lens] : {std::pair<std::int64_t, std::vector<int>>{48, {0, 1, 17, 48, 33}},
                             {3000, {2999, 0, 1500}}}) {
     for (DType dtype : {DType::bfloat16, DType::float32}) {
+      // Groups of 4, 8, 1 and 32 query heads (the tensor-core kernel serves 16 a block); head
+      // dims 64 and 128 (tensor cores for 16-bit types) and 96 (CUDA cores).
       for (auto [heads, kv_heads, d] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{32, 8, 128},
-                                        {8, 1, 64}, {6, 6, 96}, {16, 2, 128}}) {
+                                        {8, 1, 64}, {6, 6, 96}, {16, 2, 128}, {32, 1, 128}}) {
         for (std::int64_t block_size : {16, 32}) {
           const testing::KvCaches c = testing::make_kv_caches(lens, smax, kv_heads, d, block_size, dtype);
           const auto batch = static_cast<std::int64_t>(lens.size());

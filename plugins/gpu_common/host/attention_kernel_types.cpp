@@ -10,6 +10,8 @@ int device_of(const CallSpec& call) { return call.device ? call.device->index() 
 
 FaultRecord* faults_of(const CallSpec& call) { return runtime()->fault_record(device_of(call)); }
 
+int arch_of(const CallSpec& call) { return runtime()->facts(device_of(call)).arch; }
+
 // A workspace of `bytes` on the tensor's device, from its stream-ordered pool (undefined for 0).
 Tensor workspace(std::size_t bytes, const Tensor& like) {
   return bytes == 0 ? Tensor() : Tensor::empty({static_cast<std::int64_t>(bytes)}, DType::uint8, like.device());
@@ -19,8 +21,7 @@ void* pointer_of(Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
 
 }  // namespace
 
-AttentionKernel::AttentionKernel(const Call& call)
-    : Impl(call), arch_(runtime()->facts(device_of(call)).arch) {}
+AttentionKernel::AttentionKernel(const Call& call) : Impl(call), arch_(arch_of(call)) {}
 
 AttentionKernel::Result AttentionKernel::forward(const Tensor& q, const Tensor& k, const Tensor& v) {
   DeviceGuard on(q.device().index());
@@ -35,7 +36,8 @@ AttentionKernel::Result AttentionKernel::forward(const Tensor& q, const Tensor& 
   return r;
 }
 
-DecodeKernel::DecodeKernel(const Call& call) : Impl(call), sm_count_(sm_count_of(call)), faults_(faults_of(call)) {}
+DecodeKernel::DecodeKernel(const Call& call)
+    : Impl(call), sm_count_(sm_count_of(call)), arch_(arch_of(call)), faults_(faults_of(call)) {}
 
 Tensor DecodeKernel::forward(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache,
                              const Tensor& cache_seqlens) {
@@ -47,14 +49,14 @@ Tensor DecodeKernel::forward(const Tensor& q, const Tensor& k_cache, const Tenso
                         cache_seqlens.data<std::int32_t>(), nullptr, q.shape()[0], q.shape()[1], cs[2], cs[3], cs[1],
                         0, 0, 0, static_cast<float>(call_.sm_scale), static_cast<float>(call_.softcap),
                         call_.window_left, call_.dtype, faults_};
-  const int splits = decode_splits(args, sm_count_);
+  const int splits = decode_splits(args, sm_count_, arch_);
   Tensor work = workspace(decode_workspace_bytes(args, splits), q);
-  launch_decode(args, splits, pointer_of(work), stream_of(q));
+  launch_decode(args, splits, pointer_of(work), arch_, stream_of(q));
   return o;
 }
 
 PagedDecodeKernel::PagedDecodeKernel(const Call& call)
-    : Impl(call), sm_count_(sm_count_of(call)), faults_(faults_of(call)) {}
+    : Impl(call), sm_count_(sm_count_of(call)), arch_(arch_of(call)), faults_(faults_of(call)) {}
 
 Tensor PagedDecodeKernel::forward(const Tensor& q, const Tensor& k_pages, const Tensor& v_pages,
                                   const Tensor& block_table, const Tensor& cache_seqlens) {
@@ -68,9 +70,9 @@ Tensor PagedDecodeKernel::forward(const Tensor& q, const Tensor& k_pages, const 
                         q.shape()[1], ps[2], ps[3], max_blocks * ps[1], max_blocks, ps[1], ps[0],
                         static_cast<float>(call_.sm_scale), static_cast<float>(call_.softcap), call_.window_left,
                         call_.dtype, faults_};
-  const int splits = decode_splits(args, sm_count_);
+  const int splits = decode_splits(args, sm_count_, arch_);
   Tensor work = workspace(decode_workspace_bytes(args, splits), q);
-  launch_decode(args, splits, pointer_of(work), stream_of(q));
+  launch_decode(args, splits, pointer_of(work), arch_, stream_of(q));
   return o;
 }
 

@@ -57,12 +57,16 @@ struct DecodeArgs {
   DType dtype;  // float32, float16 or bfloat16
   FaultRecord* faults;
 };
+// Whether the tensor-core decode kernel (CUDA, compute capability `arch` >= 80) serves these
+// arguments: float16 or bfloat16, head_dim 64 or 128, q, k and v 16-byte aligned. The other
+// calls take the CUDA-core kernel, which serves every even head_dim up to 256.
+bool decode_uses_tensor_cores(const DecodeArgs& args, int arch);
 // How many parts each sequence's keys are split into (flash-decoding), so that the grid fills
 // a device of `sm_count` multiprocessors; 1 needs no workspace.
-int decode_splits(const DecodeArgs& args, int sm_count);
+int decode_splits(const DecodeArgs& args, int sm_count, int arch);
 // The device workspace launch_decode needs for `splits` parts (0 for one part).
 std::size_t decode_workspace_bytes(const DecodeArgs& args, int splits);
-void launch_decode(const DecodeArgs& args, int splits, void* workspace, void* stream);
+void launch_decode(const DecodeArgs& args, int splits, void* workspace, int arch, void* stream);
 
 // Appending `added` tokens per sequence: k_new, v_new contiguous [batch, added, kv_heads,
 // head_dim] written after the seqlens[b] cached ones, into a contiguous cache (block_table

@@ -177,6 +177,7 @@ class DecodeKernel final : public ops::GroupedQueryAttentionDecodeFwdOp::GqaDeco
 
  private:
   int sm_count_;
+  int arch_;
   FaultRecord* faults_;
 };
 
@@ -189,6 +190,7 @@ class PagedDecodeKernel final
 
  private:
   int sm_count_;
+  int arch_;
   FaultRecord* faults_;
 };
 

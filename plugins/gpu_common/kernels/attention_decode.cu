@@ -7,8 +7,8 @@
 // kernel merges the parts by their log-sum-exp.
 #include <cmath>
 
-#include "../host/attention_launchers.hpp"
-#include "launch.cuh"
+#include "async_copy.cuh"
+#include "attention_decode.cuh"
 #include "report_fault.cuh"
 
 namespace tileops::gpu {
@@ -16,35 +16,6 @@ namespace {
 
 constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * kWarpSize;
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kNegInf = -INFINITY;
-// The parts a sequence's keys are split into at most: the merge reads them all per head.
-constexpr int kMaxSplits = 256;
-
-struct DecodeParams {
-  DecodeArgs a;
-  int group;         // query heads per KV head
-  int group_chunks;  // blocks per KV head (group / kG, rounded up)
-  int splits;
-  float* part_o;    // [splits, batch, heads, head_dim] when splits > 1
-  float* part_lse;  // [splits, batch, heads], base-2
-};
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-// Copies 16 bytes to shared memory, or zero-fills them when !valid.
-__device__ __forceinline__ void copy16_async(void* dst, const void* src, bool valid) {
-  const auto address = static_cast<std::uint32_t>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src), "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void wait_copies() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
-#endif
-
-// exp2 of a difference whose larger side may be -inf (then 0, not NaN).
-__device__ __forceinline__ float exp2_rel(float x, float max) { return max == kNegInf ? 0.f : exp2f(x - max); }
 
 template <class T, int kE, int kC>
 struct RowChunks {
@@ -112,18 +83,8 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
   const int sub = lane / lanes;
   const int li = lane % lanes;
 
-  std::int64_t n = a.seqlens[b];
-  if (n < 0 || n > a.capacity) {
-    if (threadIdx.x == 0 && split == 0 && head_block == 0) {
-      report_fault(a.faults, kPaged ? FaultSource::paged_decode : FaultSource::decode, FaultKind::seqlen, b, 0, n, 0,
-                   a.capacity);
-    }
-    n = 0;
-  }
-  const std::int64_t lo = a.window_left >= 0 ? max_index(0, n - 1 - a.window_left) : 0;
-  const std::int64_t per_split = (n - lo + p.splits - 1) / p.splits;
-  const std::int64_t begin = lo + split * per_split;
-  const std::int64_t end = min_index(n, begin + per_split);
+  const KeyRange keys = key_range(a, b, split, p.splits, threadIdx.x == 0 && split == 0 && head_block == 0);
+  const std::int64_t begin = keys.begin, end = keys.end;
 
   // The group's queries, scaled so that q . k is the score (in base 2 without a cap).
   const float q_scale = a.softcap > 0.f ? a.sm_scale : a.sm_scale * kLog2e;
@@ -389,34 +350,6 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
   }
 }
 
-// o[b, h] = the parts' outputs weighted by exp2(lse part - lse all): one block per (b, h).
-template <class T>
-__global__ void merge_splits_kernel(DecodeParams p) {
-  const DecodeArgs& a = p.a;
-  const std::int64_t bh = blockIdx.x;
-  const std::int64_t parts_stride = a.batch * a.heads;
-  __shared__ float s_weight[kMaxSplits];
-  __shared__ float s_total;
-  if (threadIdx.x == 0) {
-    float lse_max = kNegInf;
-    for (int s = 0; s < p.splits; ++s) lse_max = fmaxf(lse_max, p.part_lse[s * parts_stride + bh]);
-    float total = 0.f;
-    for (int s = 0; s < p.splits; ++s) {
-      s_weight[s] = exp2_rel(p.part_lse[s * parts_stride + bh], lse_max);
-      total += s_weight[s];
-    }
-    s_total = total;
-  }
-  __syncthreads();
-  for (std::int64_t e = threadIdx.x; e < a.head_dim; e += blockDim.x) {
-    float o = 0.f;
-    for (int s = 0; s < p.splits; ++s) {
-      if (s_weight[s] > 0.f) o += s_weight[s] * p.part_o[(s * parts_stride + bh) * a.head_dim + e];
-    }
-    static_cast<T*>(a.o)[bh * a.head_dim + e] = store_as<T>(s_total > 0.f ? o / s_total : 0.f);
-  }
-}
-
 // The query heads a block serves: 1, 4 or 8 (a group of 2 or 3 takes 4).
 int group_tile(std::int64_t group) { return group == 1 ? 1 : group <= 4 ? 4 : 8; }
 
@@ -466,16 +399,36 @@ void launch_typed(DecodeParams p, NativeStream stream) {
   } else {
     launch_layout<T, 1, 8, 32, kPaged>(p, grid, stream);  // one element a chunk: 256 = 32 lanes x 8
   }
-  if (p.splits > 1) {
-    merge_splits_kernel<T><<<static_cast<unsigned>(p.a.batch * p.a.heads), 128, 0, stream>>>(p);
-  }
 }
 
 }  // namespace
 
-int decode_splits(const DecodeArgs& a, int sm_count) {
+bool decode_uses_tensor_cores(const DecodeArgs& a, int arch) {
+#if defined(TILEOPS_GPU_HIP)
+  static_cast<void>(a);
+  static_cast<void>(arch);
+  return false;
+#else
+  return arch >= 80 && (a.dtype == DType::float16 || a.dtype == DType::bfloat16) &&
+         (a.head_dim == 64 || a.head_dim == 128) && aligned16(a.q) && aligned16(a.k) && aligned16(a.v);
+#endif
+}
+
+namespace {
+
+// The query heads a block of the kernel that serves `a` takes.
+int heads_per_block(const DecodeArgs& a, int arch) {
+#if !defined(TILEOPS_GPU_HIP)
+  if (decode_uses_tensor_cores(a, arch)) return decode_mma_heads();
+#endif
+  return group_tile(a.heads / a.kv_heads);
+}
+
+}  // namespace
+
+int decode_splits(const DecodeArgs& a, int sm_count, int arch) {
   const std::int64_t group = a.heads / a.kv_heads;
-  const std::int64_t blocks = a.batch * a.kv_heads * ceil_div(group, group_tile(group));
+  const std::int64_t blocks = a.batch * a.kv_heads * ceil_div(group, heads_per_block(a, arch));
   const std::int64_t wanted = 4 * static_cast<std::int64_t>(std::max(sm_count, 1));
   // A part of fewer than 128 keys costs more to merge than it saves.
   const std::int64_t most = std::clamp<std::int64_t>(a.capacity / 128, 1, kMaxSplits);
@@ -488,7 +441,7 @@ std::size_t decode_workspace_bytes(const DecodeArgs& a, int splits) {
   return rows * static_cast<std::size_t>(a.head_dim + 1) * sizeof(float);
 }
 
-void launch_decode(const DecodeArgs& a, int splits, void* workspace, void* stream) {
+void launch_decode(const DecodeArgs& a, int splits, void* workspace, int arch, void* stream) {
   if (a.batch == 0 || a.heads == 0) return;
   if (a.capacity > 0x7fffffff) {
     throw ValueError("gpu decode attention: a cache of " + std::to_string(a.capacity) +
@@ -497,16 +450,22 @@ void launch_decode(const DecodeArgs& a, int splits, void* workspace, void* strea
   DecodeParams p{};
   p.a = a;
   p.group = static_cast<int>(a.heads / a.kv_heads);
-  p.group_chunks = static_cast<int>(ceil_div(p.group, group_tile(p.group)));
+  p.group_chunks = static_cast<int>(ceil_div(p.group, heads_per_block(a, arch)));
   p.splits = std::clamp(splits, 1, kMaxSplits);
   if (p.splits > 1) {
     p.part_o = static_cast<float*>(workspace);
     p.part_lse = p.part_o + static_cast<std::int64_t>(p.splits) * a.batch * a.heads * a.head_dim;
   }
+  const NativeStream s = native_stream(stream);
   with_float_type(a.dtype, "gqa_decode", [&](auto tag) {
     using T = decltype(tag);
-    if (a.block_table != nullptr) launch_typed<T, true>(p, native_stream(stream));
-    else launch_typed<T, false>(p, native_stream(stream));
+#if !defined(TILEOPS_GPU_HIP)
+    if (decode_uses_tensor_cores(a, arch)) launch_decode_mma(p, s);
+    else
+#endif
+    if (a.block_table != nullptr) launch_typed<T, true>(p, s);
+    else launch_typed<T, false>(p, s);
+    if (p.splits > 1) merge_splits_kernel<T><<<static_cast<unsigned>(a.batch * a.heads), 128, 0, s>>>(p);
   });
   check_launch(a.block_table != nullptr ? "gqa_paged_decode" : "gqa_decode");
 }

@@ -10,10 +10,9 @@
 #include "attention_prefill_mma.cuh"
 
 #include <cmath>
-#include <mutex>
-#include <type_traits>
 
 #include "launch.cuh"
+#include "mma_sm80.cuh"
 
 namespace tileops::gpu {
 
@@ -32,61 +31,6 @@ constexpr float kNegInf = -INFINITY;
 
 __device__ __forceinline__ float exp2_rel(float x, float max) { return max == kNegInf ? 0.f : exp2f(x - max); }
 
-__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// Copies 16 bytes to shared memory, or zero-fills them when !valid.
-__device__ __forceinline__ void copy16_async(std::uint32_t dst, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void wait_copies() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
-
-__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-
-// c += a b for a 16x16 tile a (row-major fragments) and a 16x8 tile b (column-major).
-template <class T>
-__device__ __forceinline__ void mma(float (&c)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
-  if constexpr (std::is_same_v<T, bf16>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-}
-
-// Two values as the element type's pair, the lower index in the low half.
-template <class T>
-__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
-  return static_cast<std::uint32_t>(store_as<T>(lo).bits) | (static_cast<std::uint32_t>(store_as<T>(hi).bits) << 16);
-}
-
-// The element offset of 16-byte chunk `chunk` of row `row` in a tile of kD columns.
-template <int kD>
-__device__ __forceinline__ int swizzled(int row, int chunk) {
-  return row * kD + ((chunk ^ (row & 7)) << 3);
-}
-
 // Copies `rows` rows of kD elements, row r from src + r * stride (rows at or past `valid_rows`
 // zero-filled), into a swizzled tile.
 template <class T, int kD>
@@ -95,7 +39,7 @@ __device__ __forceinline__ void load_tile(T* tile, const T* src, std::int64_t st
   for (int idx = threadIdx.x; idx < rows * kChunks; idx += kThreads) {
     const int r = idx / kChunks, c = idx % kChunks;
     const bool valid = r < valid_rows;
-    copy16_async(shared_address(tile + swizzled<kD>(r, c)), valid ? src + r * stride + c * 8 : src, valid);
+    copy16_async(tile + swizzled<kD>(r, c), valid ? src + r * stride + c * 8 : src, valid);
   }
 }
 
@@ -187,13 +131,13 @@ __global__ void __launch_bounds__(kThreads, 2) prefill_mma_kernel(AttentionArgs 
 #pragma unroll
       for (int r = 0; r < kRowTiles; ++r) {
         const int row = (warp * kRowTiles + r) * 16 + (lane & 15);
-        ldmatrix_x4(qf[r], shared_address(s_q + swizzled<kD>(row, ks * 2 + (lane >> 4))));
+        ldmatrix_x4(qf[r], s_q + swizzled<kD>(row, ks * 2 + (lane >> 4)));
       }
 #pragma unroll
       for (int np = 0; np < kBc / 16; ++np) {
         std::uint32_t kf[4];
         const int key = np * 16 + (lane & 7) + ((lane >> 4) << 3);
-        ldmatrix_x4(kf, shared_address(sk + swizzled<kD>(key, ks * 2 + ((lane >> 3) & 1))));
+        ldmatrix_x4(kf, sk + swizzled<kD>(key, ks * 2 + ((lane >> 3) & 1)));
 #pragma unroll
         for (int r = 0; r < kRowTiles; ++r) {
           mma<T>(s[r][2 * np], qf[r], kf[0], kf[1]);
@@ -269,7 +213,7 @@ __global__ void __launch_bounds__(kThreads, 2) prefill_mma_kernel(AttentionArgs 
       for (int dp = 0; dp < kD / 16; ++dp) {
         std::uint32_t vf[4];
         const int key = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
-        ldmatrix_x4_trans(vf, shared_address(sv + swizzled<kD>(key, dp * 2 + (lane >> 4))));
+        ldmatrix_x4_trans(vf, sv + swizzled<kD>(key, dp * 2 + (lane >> 4)));
 #pragma unroll
         for (int r = 0; r < kRowTiles; ++r) {
           mma<T>(o[r][2 * dp], pf[r], vf[0], vf[1]);
@@ -311,18 +255,7 @@ __global__ void __launch_bounds__(kThreads, 2) prefill_mma_kernel(AttentionArgs 
 template <class T, int kD, bool kSoftcap>
 void launch_typed(const AttentionArgs& a, unsigned blocks, NativeStream stream) {
   constexpr int kSmem = (kBr + 4 * kBc) * kD * static_cast<int>(sizeof(T));
-  // The limit is a property of the kernel on each device; set once per device (the first 64).
-  constexpr int kDevices = 64;
-  static std::once_flag configured[kDevices];
-  int device = 0;
-  check(cudaGetDevice(&device), "reading the current device");
-  const auto raise_limit = [] {
-    check(cudaFuncSetAttribute(prefill_mma_kernel<T, kD, kSoftcap>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               kSmem),
-          "raising the attention kernel's shared memory limit");
-  };
-  if (device >= 0 && device < kDevices) std::call_once(configured[device], raise_limit);
-  else raise_limit();
+  allow_shared_memory<prefill_mma_kernel<T, kD, kSoftcap>, kSmem>();
   prefill_mma_kernel<T, kD, kSoftcap><<<blocks, kThreads, kSmem, stream>>>(a);
 }
 
