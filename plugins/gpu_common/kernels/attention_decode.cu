@@ -429,7 +429,12 @@ int heads_per_block(const DecodeArgs& a, int arch) {
 int decode_splits(const DecodeArgs& a, int sm_count, int arch) {
   const std::int64_t group = a.heads / a.kv_heads;
   const std::int64_t blocks = a.batch * a.kv_heads * ceil_div(group, heads_per_block(a, arch));
-  const std::int64_t wanted = 4 * static_cast<std::int64_t>(std::max(sm_count, 1));
+  // About one wave of the tensor-core kernel's resident blocks, several of the other's.
+  int per_sm = 4;
+#if !defined(TILEOPS_GPU_HIP)
+  if (decode_uses_tensor_cores(a, arch)) per_sm = decode_mma_blocks_per_sm();
+#endif
+  const std::int64_t wanted = per_sm * static_cast<std::int64_t>(std::max(sm_count, 1));
   // A part of fewer than 128 keys costs more to merge than it saves.
   const std::int64_t most = std::clamp<std::int64_t>(a.capacity / 128, 1, kMaxSplits);
   return static_cast<int>(std::clamp<std::int64_t>(ceil_div(wanted, std::max<std::int64_t>(blocks, 1)), 1, most));

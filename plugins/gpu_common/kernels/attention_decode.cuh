@@ -83,6 +83,8 @@ __device__ __forceinline__ KeyRange key_range(const DecodeArgs& a, std::int64_t 
 // The tensor-core kernel (attention_decode_mma.cu): query heads a block serves, and the launch
 // (p.group_chunks counting blocks of that many heads).
 int decode_mma_heads();
+// Blocks of it a multiprocessor holds at once (its shared memory allows two).
+int decode_mma_blocks_per_sm();
 void launch_decode_mma(const DecodeParams& p, NativeStream stream);
 #endif
 

@@ -25,6 +25,7 @@ constexpr int shared_bytes() {
 
 template <class T, int kD, bool kPaged, bool kSoftcap>
 __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p) {
+  static_assert(kThreads % (kD / 8) == 0 && kTile % (kThreads / (kD / 8)) == 0, "threads tile the rows evenly");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   extern __shared__ __align__(128) unsigned char smem[];
   T* s_q = reinterpret_cast<T*>(smem);
@@ -58,41 +59,63 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
 
   const T* kbase = static_cast<const T*>(a.k);
   const T* vbase = static_cast<const T*>(a.v);
+  // A thread copies rows threadIdx.x / kChunks + j * kRowStep, j < kRowsEach, of every tile,
+  // always chunk threadIdx.x % kChunks.
+  constexpr int kRowStep = kThreads / kChunks;
+  constexpr int kRowsEach = kTile / kRowStep;
+  const int row0 = threadIdx.x / kChunks, chunk = threadIdx.x % kChunks;
+  // The block-table entries of this thread's rows of the next tile to issue, read one issue
+  // ahead so that the copies never wait for them (paged caches).
+  std::int64_t pages[kRowsEach];
+  const auto read_pages = [&](int i) {
+    if constexpr (kPaged) {
+#pragma unroll
+      for (int j = 0; j < kRowsEach; ++j) {
+        const std::int64_t pos = begin + static_cast<std::int64_t>(i) * kTile + row0 + j * kRowStep;
+        // Positions fit in 32 bits (the launcher checks the capacity): a 32-bit division.
+        const auto column = static_cast<std::uint32_t>(pos) / static_cast<std::uint32_t>(a.block_size);
+        pages[j] = pos < end ? a.block_table[b * a.max_blocks + column] : 0;
+      }
+    }
+  };
   // Copies tile i's keys and values into stage i % kStages and marks the keys not to read.
   const auto issue = [&](int i) {
     const int stage = i % kStages;
     T* tk = s_k + stage * kTile * kD;
     T* tv = s_v + stage * kTile * kD;
-    for (int idx = threadIdx.x; idx < kTile * kChunks; idx += kThreads) {
-      const int r = idx / kChunks, c = idx % kChunks;
+#pragma unroll
+    for (int j = 0; j < kRowsEach; ++j) {
+      const int r = row0 + j * kRowStep;
       const std::int64_t pos = begin + static_cast<std::int64_t>(i) * kTile + r;
       bool valid = pos < end;
       std::int64_t slot = 0;
       if constexpr (kPaged) {
-        // Positions fit in 32 bits (the launcher checks the capacity): a 32-bit division.
         const auto column = static_cast<std::int64_t>(static_cast<std::uint32_t>(pos) /
                                                       static_cast<std::uint32_t>(a.block_size));
-        const std::int64_t page = valid ? a.block_table[b * a.max_blocks + column] : 0;
-        if (valid && (page < 0 || page >= a.num_blocks)) {
-          if (c == 0) {
-            report_fault(a.faults, FaultSource::paged_decode, FaultKind::block_table, b, column, page, 0,
+        if (valid && (pages[j] < 0 || pages[j] >= a.num_blocks)) {
+          if (chunk == 0) {
+            report_fault(a.faults, FaultSource::paged_decode, FaultKind::block_table, b, column, pages[j], 0,
                          a.num_blocks - 1);
           }
           valid = false;
         }
-        slot = page * a.block_size + (pos - column * a.block_size);
+        slot = pages[j] * a.block_size + (pos - column * a.block_size);
       } else {
         slot = b * a.capacity + pos;
       }
-      const std::int64_t at = valid ? (slot * a.kv_heads + kvh) * kD + c * 8 : 0;
-      copy16_async(tk + swizzled<kD>(r, c), kbase + at, valid);
-      copy16_async(tv + swizzled<kD>(r, c), vbase + at, valid);
-      if (c == 0) s_masked[stage * kTile + r] = valid ? 0 : 1;
+      const std::int64_t at = valid ? (slot * a.kv_heads + kvh) * kD + chunk * 8 : 0;
+      copy16_async(tk + swizzled<kD>(r, chunk), kbase + at, valid);
+      copy16_async(tv + swizzled<kD>(r, chunk), vbase + at, valid);
+      if (chunk == 0) s_masked[stage * kTile + r] = valid ? 0 : 1;
     }
   };
+  read_pages(0);
 #pragma unroll
   for (int i = 0; i < kStages - 1; ++i) {
-    if (i < tiles) issue(i);
+    if (i < tiles) {
+      issue(i);
+      read_pages(i + 1);
+    }
     commit_copies();  // the first group holds the queries too
   }
 
@@ -106,7 +129,10 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
   const int key0 = warp * 16;  // this warp's keys of a tile
 
   for (int i = 0; i < tiles; ++i) {
-    if (i + kStages - 1 < tiles) issue(i + kStages - 1);
+    if (i + kStages - 1 < tiles) {
+      issue(i + kStages - 1);
+      read_pages(i + kStages);
+    }
     commit_copies();
     wait_copies<kStages - 1>();
     __syncthreads();
@@ -244,6 +270,8 @@ void launch_for_type(const DecodeParams& p, unsigned blocks, NativeStream stream
 }  // namespace
 
 int decode_mma_heads() { return kHeadRows; }
+
+int decode_mma_blocks_per_sm() { return 2; }
 
 void launch_decode_mma(const DecodeParams& p, NativeStream stream) {
   const std::int64_t blocks = static_cast<std::int64_t>(p.splits) * p.a.batch * p.a.kv_heads * p.group_chunks;
