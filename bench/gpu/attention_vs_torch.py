@@ -14,7 +14,6 @@ Usage: attention_vs_torch.py GPU_ATTENTION_BENCH [--markdown OUT.md] [--json OUT
 """
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 
@@ -23,28 +22,9 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.nn.attention.bias import causal_lower_right
 
+from compare_torch import time_calls  # the same method as the op table's
+
 DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16}
-
-
-def time_calls(call, copies=1):
-    for i in range(10):
-        call(i % copies)
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    call(0)
-    stop.record()
-    stop.synchronize()
-    batch = max(1, min(200, int(2.0 / max(start.elapsed_time(stop), 1e-3))))
-    per_call = []
-    for rep in range(15):
-        start.record()
-        for i in range(batch):
-            call((rep * batch + i) % copies)
-        stop.record()
-        stop.synchronize()
-        per_call.append(start.elapsed_time(stop) / batch)
-    return statistics.median(per_call)
 
 
 def rand(*shape, dtype):
@@ -63,11 +43,11 @@ def torch_prefill(r):
             return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=gqa)
         return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
 
-    best = time_calls(lambda _: sdpa(q, k, v, h != hkv))
+    best = time_calls(lambda _: sdpa(q, k, v, h != hkv), 1)
     ke, ve = k.repeat_interleave(h // hkv, dim=1), v.repeat_interleave(h // hkv, dim=1)
     try:
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-            flash = time_calls(lambda _: sdpa(q, ke, ve, False))
+            flash = time_calls(lambda _: sdpa(q, ke, ve, False), 1)
     except RuntimeError as e:
         print("flash backend refused %s: %s" % (r["label"], str(e).splitlines()[0]), file=sys.stderr)
         flash = float("nan")

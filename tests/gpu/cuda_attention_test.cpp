@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "support/gpu.hpp"
-#include "support/kv_caches.hpp"
+#include "support/attention_cases.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/ops/attention.hpp"
@@ -37,28 +37,9 @@ void check_same(const Tensor& got, const Tensor& want, const std::string& what) 
   CHECK_MESSAGE(c.ok, what << ": max abs " << c.max_abs << ", max rel " << c.max_rel);
 }
 
-struct Prefill {
-  std::int64_t batch, q_len, kv_len, heads, kv_heads, head_dim;
-  bool causal = true;
-  std::int64_t window = -1;
-  std::optional<double> softcap = std::nullopt;
-  DType dtype = DType::bfloat16;
-};
+using Prefill = testing::PrefillCase;
 
-void check_prefill(const Prefill& p) {
-  INFO("batch ", p.batch, " q_len ", p.q_len, " kv_len ", p.kv_len, " heads ", p.heads, "/", p.kv_heads, " d ",
-       p.head_dim, " causal ", p.causal, " window ", p.window, " softcap ", p.softcap.value_or(0), " ",
-       dtype_name(p.dtype));
-  const Tensor q = uniform({p.batch, p.q_len, p.heads, p.head_dim}, p.dtype, 1);
-  const Tensor k = uniform({p.batch, p.kv_len, p.kv_heads, p.head_dim}, p.dtype, 2);
-  const Tensor v = uniform({p.batch, p.kv_len, p.kv_heads, p.head_dim}, p.dtype, 3);
-  GroupedQueryAttentionFwdOp fast(p.causal, std::nullopt, p.window, p.softcap, true);
-  GroupedQueryAttentionFwdOp reference(p.causal, std::nullopt, p.window, p.softcap, true, kReference);
-  const auto got = fast(q.to(kGpu), k.to(kGpu), v.to(kGpu));
-  const auto want = reference(q, k, v);
-  check_same(got.o, want.o, "o");
-  check_same(got.lse, want.lse, "lse");
-}
+void check_prefill(const Prefill& p) { testing::check_prefill(p, kGpu); }
 
 }  // namespace
 

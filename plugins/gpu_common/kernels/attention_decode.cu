@@ -327,27 +327,7 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
     }
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < kG * d; i += kThreads) {
-    const int g = i / d, e = i % d;
-    if (g0 + g >= p.group) continue;
-    float m_all = kNegInf;
-    for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, s_m[w][g]);
-    float l_all = 0.f, o = 0.f;
-    for (int w = 0; w < kWarps; ++w) {
-      const float weight = exp2_rel(s_m[w][g], m_all);
-      l_all += s_l[w][g] * weight;
-      o += s_acc[w][g][e] * weight;
-    }
-    const std::int64_t h = kvh * p.group + g0 + g;
-    const float out = l_all > 0.f ? o / l_all : 0.f;
-    if (p.splits == 1) {
-      static_cast<T*>(a.o)[(b * a.heads + h) * d + e] = store_as<T>(out);
-    } else {
-      const std::int64_t at = (split * a.batch + b) * a.heads + h;
-      p.part_o[at * d + e] = out;
-      if (e == 0) p.part_lse[at] = l_all > 0.f ? m_all + log2f(l_all) : kNegInf;
-    }
-  }
+  store_merged<T>(p, b, kvh, g0, split, kWarps, kG, kMaxD, &s_acc[0][0][0], &s_m[0][0], &s_l[0][0]);
 }
 
 // The query heads a block serves: 1, 4 or 8 (a group of 2 or 3 takes 4).
@@ -404,14 +384,7 @@ void launch_typed(DecodeParams p, NativeStream stream) {
 }  // namespace
 
 bool decode_uses_tensor_cores(const DecodeArgs& a, int arch) {
-#if defined(TILEOPS_GPU_HIP)
-  static_cast<void>(a);
-  static_cast<void>(arch);
-  return false;
-#else
-  return arch >= 80 && (a.dtype == DType::float16 || a.dtype == DType::bfloat16) &&
-         (a.head_dim == 64 || a.head_dim == 128) && aligned16(a.q) && aligned16(a.k) && aligned16(a.v);
-#endif
+  return attention_tensor_cores_serve(arch, a.dtype, a.head_dim, {a.q, a.k, a.v});
 }
 
 namespace {

@@ -56,6 +56,40 @@ __global__ void merge_splits_kernel(DecodeParams p) {
   }
 }
 
+// Merges the online-softmax states that `warps` warps hold in shared memory for `rows` query
+// heads (outputs at o[(w * rows + r) * o_stride + e], running maxima and sums at
+// m[w * rows + r] and l[w * rows + r]) and stores head g0 + r of KV head kvh of sequence b: its
+// output, or with split keys this part's output and log-sum-exp. Every thread of the block
+// calls it; heads past the group are skipped.
+template <class T>
+__device__ __forceinline__ void store_merged(const DecodeParams& p, std::int64_t b, std::int64_t kvh, int g0,
+                                             int split, int warps, int rows, int o_stride, const float* o,
+                                             const float* m, const float* l) {
+  const DecodeArgs& a = p.a;
+  const int d = static_cast<int>(a.head_dim);
+  for (int idx = threadIdx.x; idx < rows * d; idx += blockDim.x) {
+    const int row = idx / d, e = idx % d;
+    if (g0 + row >= p.group) continue;
+    float m_all = kNegInf;
+    for (int w = 0; w < warps; ++w) m_all = fmaxf(m_all, m[w * rows + row]);
+    float l_all = 0.f, sum = 0.f;
+    for (int w = 0; w < warps; ++w) {
+      const float weight = exp2_rel(m[w * rows + row], m_all);
+      l_all += l[w * rows + row] * weight;
+      sum += o[(w * rows + row) * o_stride + e] * weight;
+    }
+    const std::int64_t h = kvh * p.group + g0 + row;
+    const float out = l_all > 0.f ? sum / l_all : 0.f;
+    if (p.splits == 1) {
+      static_cast<T*>(a.o)[(b * a.heads + h) * d + e] = store_as<T>(out);
+    } else {
+      const std::int64_t at = (split * a.batch + b) * a.heads + h;
+      p.part_o[at * d + e] = out;
+      if (e == 0) p.part_lse[at] = l_all > 0.f ? m_all + log2f(l_all) : kNegInf;
+    }
+  }
+}
+
 // The key range [begin, end) that part `split` of `splits` of sequence b covers, its length
 // read from device memory and checked (a length outside [0, capacity] is reported, by the
 // caller's `reporter` thread, and counts as 0).

@@ -222,27 +222,7 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
     }
   }
   __syncthreads();
-  for (int idx = threadIdx.x; idx < kHeadRows * kD; idx += kThreads) {
-    const int row = idx / kD, e = idx % kD;
-    if (g0 + row >= p.group) continue;
-    float m_all = kNegInf;
-    for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, s_m[w * kHeadRows + row]);
-    float l_all = 0.f, sum = 0.f;
-    for (int w = 0; w < kWarps; ++w) {
-      const float weight = exp2_rel(s_m[w * kHeadRows + row], m_all);
-      l_all += s_l[w * kHeadRows + row] * weight;
-      sum += s_o[(w * kHeadRows + row) * kD + e] * weight;
-    }
-    const std::int64_t h = kvh * p.group + g0 + row;
-    const float out = l_all > 0.f ? sum / l_all : 0.f;
-    if (p.splits == 1) {
-      static_cast<T*>(a.o)[(b * a.heads + h) * kD + e] = store_as<T>(out);
-    } else {
-      const std::int64_t at = (split * a.batch + b) * a.heads + h;
-      p.part_o[at * kD + e] = out;
-      if (e == 0) p.part_lse[at] = l_all > 0.f ? m_all + log2f(l_all) : kNegInf;
-    }
-  }
+  store_merged<T>(p, b, kvh, g0, split, kWarps, kHeadRows, kD, s_o, s_m, s_l);
 #elif defined(__CUDA_ARCH__)
   __trap();  // the launcher runs this kernel on compute capability 8.0 and later only
 #endif

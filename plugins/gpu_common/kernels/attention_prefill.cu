@@ -98,15 +98,7 @@ __global__ void __launch_bounds__(kThreads) prefill_portable_kernel(AttentionArg
 }  // namespace
 
 bool attention_uses_tensor_cores(const AttentionArgs& a, int arch) {
-#if defined(TILEOPS_GPU_HIP)
-  static_cast<void>(a);
-  static_cast<void>(arch);
-  return false;
-#else
-  return arch >= 80 && (a.dtype == DType::float16 || a.dtype == DType::bfloat16) &&
-         (a.head_dim == 64 || a.head_dim == 128) && aligned16(a.q) && aligned16(a.k) && aligned16(a.v) &&
-         aligned16(a.o);
-#endif
+  return attention_tensor_cores_serve(arch, a.dtype, a.head_dim, {a.q, a.k, a.v, a.o});
 }
 
 void launch_attention(const AttentionArgs& a, int arch, void* stream) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "../device/elements.hpp"
@@ -43,6 +44,18 @@ void with_reduce_type(DType dtype, const char* kernel, F&& f) {
 }
 
 inline bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// Whether the tensor-core attention kernels (CUDA only) serve a call: compute capability `arch`
+// 8.0 or later, float16 or bfloat16, head dim 64 or 128, every pointer 16-byte aligned.
+inline bool attention_tensor_cores_serve(int arch, DType dtype, std::int64_t head_dim,
+                                         std::initializer_list<const void*> pointers) {
+#if defined(TILEOPS_GPU_HIP)
+  return false;
+#else
+  return arch >= 80 && (dtype == DType::float16 || dtype == DType::bfloat16) && (head_dim == 64 || head_dim == 128) &&
+         std::all_of(pointers.begin(), pointers.end(), aligned16);
+#endif
+}
 
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 

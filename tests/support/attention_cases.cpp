@@ -1,8 +1,14 @@
-#include "kv_caches.hpp"
+#include "attention_cases.hpp"
+
+#include <doctest/doctest.h>
 
 #include <algorithm>
 #include <numeric>
 #include <random>
+
+#include "tileops/ops/attention.hpp"
+#include "tileops/target.hpp"
+#include "tileops/testing.hpp"
 
 namespace tileops::testing {
 
@@ -48,6 +54,24 @@ KvCaches make_kv_caches(const std::vector<int>& lens, std::int64_t smax, std::in
   }
   c.table = int32s(table, {batch, max_blocks});
   return c;
+}
+
+void check_prefill(const PrefillCase& p, const Device& device) {
+  INFO("batch ", p.batch, " q_len ", p.q_len, " kv_len ", p.kv_len, " heads ", p.heads, "/", p.kv_heads, " d ",
+       p.head_dim, " causal ", p.causal, " window ", p.window, " softcap ", p.softcap.value_or(0), " ",
+       dtype_name(p.dtype), " on ", device.str());
+  const Tensor q = uniform({p.batch, p.q_len, p.heads, p.head_dim}, p.dtype, 1);
+  const Tensor k = uniform({p.batch, p.kv_len, p.kv_heads, p.head_dim}, p.dtype, 2);
+  const Tensor v = uniform({p.batch, p.kv_len, p.kv_heads, p.head_dim}, p.dtype, 3);
+  GroupedQueryAttentionFwdOp fast(p.causal, std::nullopt, p.window, p.softcap, true);
+  GroupedQueryAttentionFwdOp reference(p.causal, std::nullopt, p.window, p.softcap, true, std::string(REFERENCE));
+  const auto got = fast(q.to(device), k.to(device), v.to(device));
+  const auto want = reference(q, k, v);
+  REQUIRE(got.o.device() == device);
+  for (const auto& [name, mine, theirs] : {std::tuple{"o", &got.o, &want.o}, std::tuple{"lse", &got.lse, &want.lse}}) {
+    const Comparison c = compare(mine->to(Device::cpu()), *theirs);
+    CHECK_MESSAGE(c.ok, name << ": max abs " << c.max_abs << ", max rel " << c.max_rel);
+  }
 }
 
 }  // namespace tileops::testing
