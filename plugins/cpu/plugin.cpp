@@ -3,6 +3,7 @@
 #include "attention_kernels.hpp"
 #include "elementwise_kernels.hpp"
 #include "embedding_kernels.hpp"
+#include "moe_kernels.hpp"
 #include "norm_kernels.hpp"
 #include "thread_pool.hpp"
 #include "tileops/extend/plugin.hpp"
@@ -25,6 +26,7 @@ TILEOPS_PLUGIN(cpu, TILEOPS_VERSION_STRING, registrar) {
   registrar.add<GeluKernel>("cpu_gelu");
   registrar.add<AlibiKernel>("cpu_alibi");
   registrar.add<EmbeddingKernel>("cpu_embedding");
+  registrar.add<MoeExpertsKernel>("cpu_moe_experts");
   registrar.add<BlasGemmKernel>("cpu_blas_gemm");
   registrar.add<DotRowsGemmKernel>("cpu_dot_rows_gemm");
   registrar.add<SumKernel>("cpu_sum");

@@ -74,6 +74,40 @@ def _swiglu(p, x, w_gate_up, w_down):
     return (act @ w_down.double().t()).to(x.dtype)
 
 
+def _moe_route(p, logits, bias=None):
+    ld = logits.double()
+    scores = torch.sigmoid(ld) if p.get("scoring_func") == "sigmoid" else torch.softmax(ld, -1)
+    choice = scores + bias.double() if bias is not None else scores
+    # A stable descending sort puts the lower id first among equal scores, as the op does.
+    ids = torch.sort(choice, dim=-1, descending=True, stable=True).indices[:, :p["top_k"]]
+    weights = scores.gather(1, ids)
+    if p.get("renormalize"):
+        weights = weights / weights.sum(-1, keepdim=True)
+    return (weights * p.get("routed_scaling_factor", 1.0)).float(), ids.int()
+
+
+def _moe_experts(p, x, weights, ids, w_gate_up, w_down):
+    act = F.gelu if p.get("activation") == "gelu_and_mul" else F.silu
+    inter = w_down.shape[2]
+    y = torch.zeros(x.shape, dtype=torch.float64)
+    for e in ids.unique().tolist():
+        rows, slots = (ids == e).nonzero(as_tuple=True)
+        h = x[rows].double() @ w_gate_up[e].double().t()
+        out = (act(h[:, :inter]) * h[:, inter:]) @ w_down[e].double().t()
+        y.index_add_(0, rows, out * weights[rows, slots].double().unsqueeze(1))
+    return y.to(x.dtype)
+
+
+def _fused_moe(p, x, logits, w_gate_up, w_down, bias=None):
+    weights, ids = _moe_route(p, logits, bias)
+    return _moe_experts(p, x, weights, ids, w_gate_up, w_down)
+
+
+def _fused_moe_shared(p, x, logits, w_gate_up, w_down, s_gate_up, s_down, bias=None):
+    routed = _fused_moe(p, x, logits, w_gate_up, w_down, bias)
+    return (routed.double() + _swiglu(p, x, s_gate_up, s_down).double()).to(x.dtype)
+
+
 # PyTorch's counterpart of an op: fn(params, *inputs) -> expected output(s).
 TORCH_REFERENCES = {
     "RMSNormFwdOp": _rms_norm,
@@ -93,6 +127,10 @@ TORCH_REFERENCES = {
     "ProdFwdOp": _reduce(torch.prod),
     "MeanFwdOp": _reduce(torch.mean),
     "SwiGLUMLPFwdOp": _swiglu,
+    "MoERouteFwdOp": _moe_route,
+    "MoEExpertsFwdOp": _moe_experts,
+    "FusedMoEFwdOp": _fused_moe,
+    "FusedMoESharedExpertFwdOp": _fused_moe_shared,
 }
 
 

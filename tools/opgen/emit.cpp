@@ -108,6 +108,12 @@ void emit_class(std::ostream& o, const OpModel& op, const Options& options) {
   if (op.composite()) {
     o << "  // Stage sub-ops built here inherit `target`; injected ones (non-null) keep their own.\n";
   }
+  for (const ParamModel& p : op.params) {
+    if (!p.decided_by.empty()) {
+      o << "  // An injected `" << p.decided_by << "` decides `" << p.name << "` (its own " << p.name
+        << "()) before the base constructor checks the parameters.\n";
+    }
+  }
   o << "  explicit " << op.name << "(" << ctor_params(op) << "Target target = {}" << stage_params << ")\n";
   if (op.params.empty()) {
     o << "      : Op(op_class(), {}, std::move(target)) {";
@@ -115,7 +121,13 @@ void emit_class(std::ostream& o, const OpModel& op, const Options& options) {
     o << "      : Op(op_class(), " << P << "{";
     for (std::size_t i = 0; i < op.params.size(); ++i) {
       const ParamModel& p = op.params[i];
-      o << (i ? ", " : "") << (is_scalar(p.cpp_type) ? p.name : "std::move(" + p.name + ")");
+      const std::string given = is_scalar(p.cpp_type) ? p.name : "std::move(" + p.name + ")";
+      o << (i ? ", " : "");
+      if (p.decided_by.empty()) {
+        o << given;
+      } else {
+        o << "(" << p.decided_by << " ? " << p.cpp_type << "(" << p.decided_by << "->" << p.name << "()) : " << given << ")";
+      }
     }
     o << "}.to_map(), std::move(target)),\n        params_(" << P << "::from(Op::params())) {";
   }

@@ -54,6 +54,7 @@ ParamModel param(const std::string& name, const YAML::Node& node) {
   p.manifest_type = str(node, "type");
   p.cpp_type = cpp_type(p.manifest_type);
   if (node["default"]) p.default_expr = cpp_default(p.manifest_type, node["default"]);
+  if (node["decided_by"]) p.decided_by = node["decided_by"].as<std::string>();
   return p;
 }
 
@@ -129,6 +130,15 @@ OpModel read_op(const std::string& name, const YAML::Node& node, const std::stri
   for (const auto& row : node["workloads"]) op.workload_lines.push_back(flow(row));
   if (const YAML::Node comp = node["composition"]) {
     for (const auto& s : comp["stages"]) op.stages.push_back({str(s, "name"), str(s, "op")});
+  }
+  for (const ParamModel& p : op.params) {
+    if (p.decided_by.empty()) continue;
+    const bool staged = std::any_of(op.stages.begin(), op.stages.end(),
+                                    [&](const StageModel& s) { return s.name == p.decided_by && !s.op.empty(); });
+    if (!staged) {
+      throw std::runtime_error("parameter '" + p.name + "' is decided_by '" + p.decided_by +
+                               "', which is no composition stage served by a sub-op");
+    }
   }
   op.interfaces = read_interfaces(node["interfaces"]);
   return op;

@@ -14,6 +14,7 @@ struct ParamModel {
   std::string manifest_type;  // as written, e.g. "float | None"; "Tensor" for a tensor parameter
   std::string cpp_type;       // e.g. "std::optional<double>"
   std::string default_expr;   // a C++ expression; empty: the parameter is required
+  std::string decided_by;     // the stage whose injected sub-op decides the value, if any
 };
 
 struct TensorModel {

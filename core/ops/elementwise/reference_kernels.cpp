@@ -2,8 +2,8 @@
 
 #include <cmath>
 #include <limits>
-#include <numbers>
 
+#include "common/activations.hpp"
 #include "common/dtype_dispatch.hpp"
 #include "tileops/extend/alibi_slope.hpp"
 
@@ -20,7 +20,7 @@ Tensor SiluAndMulFwdOp::SiluAndMul::forward(const Tensor& x) {
       for (std::int64_t j = 0; j < n; ++j) {
         const double gate = load(in[r * 2 * n + j]);
         const double up = load(in[r * 2 * n + n + j]);
-        out[r * n + j] = store<T>(gate / (1.0 + std::exp(-gate)) * up);
+        out[r * n + j] = store<T>(silu(gate) * up);
       }
     }
   });
@@ -79,21 +79,6 @@ void map_in_double(const Tensor& x, const Tensor& out, F f) {
 void ReluFwdOp::Relu::forward(const Tensor& x, const Tensor& out) {
   map_in_double(x, out, [](double v) { return v > 0 ? v : 0.0; });
 }
-
-namespace {
-
-// Both forms are evaluated as x times a weight in (0, 1) computed without cancellation: Phi(x)
-// as erfc(-x / sqrt(2)) / 2, and (1 + tanh(u)) / 2 as 1 / (1 + exp(-2u)). The textbook forms
-// add 1 to nearly -1 for negative x: in double they lose digits as x falls and give 0 from
-// about x = -8.5 on (erf form), where the float32 result, about -1e-16, is far from underflow.
-double gelu_erf(double x) { return x * 0.5 * std::erfc(-x * std::sqrt(0.5)); }
-
-double gelu_tanh(double x) {
-  const double u = std::sqrt(2.0 / std::numbers::pi) * (x + 0.044715 * x * x * x);
-  return x / (1.0 + std::exp(-2.0 * u));
-}
-
-}  // namespace
 
 void GeluFwdOp::Gelu::forward(const Tensor& x, const Tensor& out) {
   const bool tanh_form = call_.approximate == Approximation::tanh;

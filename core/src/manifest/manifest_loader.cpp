@@ -187,10 +187,11 @@ manifest::ParamDecl read_param(const std::string& name, const YAML::Node& node, 
     }
     return p;
   }
-  check_keys(node, field, {"type", "default", "kw_only"});
+  check_keys(node, field, {"type", "default", "kw_only", "decided_by"});
   p.type = text(require(node, field, "type"), sub(field, "type"));
   if (node["default"]) p.default_value = value(node["default"], sub(field, "default"));
   if (node["kw_only"]) p.kw_only = boolean(node["kw_only"], sub(field, "kw_only"));
+  if (node["decided_by"]) p.decided_by = text(node["decided_by"], sub(field, "decided_by"));
   return p;
 }
 
@@ -418,6 +419,17 @@ std::optional<OpSpec> read_entry(const std::string& name, const YAML::Node& node
       c.stages.push_back(std::move(s));
     }
     spec.composition = std::move(c);
+  });
+  field([&] {
+    for (const ParamDecl& p : spec.params) {
+      if (p.decided_by.empty()) continue;
+      const bool staged = spec.composition && std::any_of(spec.composition->stages.begin(), spec.composition->stages.end(),
+                                                           [&](const StageDecl& s) { return s.name == p.decided_by && !s.op.empty(); });
+      if (!staged) {
+        throw FieldError{"signature.params." + p.name + ".decided_by",
+                         "names '" + p.decided_by + "', which is no composition stage served by a sub-op"};
+      }
+    }
   });
   if (!errors.empty()) return std::nullopt;
   return spec;

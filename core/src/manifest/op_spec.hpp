@@ -26,6 +26,9 @@ struct ParamDecl {
   std::string type;                    // empty for a construction-time tensor
   std::optional<Value> default_value;  // nullopt: the parameter is required
   bool kw_only = false;
+  // A composition stage whose injected sub-op decides the value (its accessor of this name)
+  // before the base constructor checks it; empty when the caller's value stands.
+  std::string decided_by;
   bool is_tensor = false;
   std::string dtype;
   std::string shape;

@@ -12,6 +12,7 @@ const char* kernel_name(FaultSource source) {
     case FaultSource::cache_append: return "kv_cache_append";
     case FaultSource::paged_cache_append: return "paged_kv_cache_append";
     case FaultSource::embedding: return "embedding";
+    case FaultSource::moe_experts: return "moe_experts";
     case FaultSource::none: break;
   }
   return "unknown";
@@ -31,13 +32,23 @@ std::string describe_fault(const FaultRecord& f, const std::string& device) {
       read = "block_table[" + std::to_string(f.row) + ", " + std::to_string(f.column) + "]";
       break;
     case FaultKind::id: read = "ids[" + std::to_string(f.row) + "] (flat)"; break;
+    case FaultKind::expert_id:
+      read = "topk_ids[" + std::to_string(f.row) + ", " + std::to_string(f.column) + "]";
+      break;
     case FaultKind::none: read = "an index"; break;
   }
-  const std::string consequence =
-      static_cast<FaultKind>(f.kind) == FaultKind::id
-          ? "; it read nothing through it and wrote zeros to that call's output row " + std::to_string(f.row)
-          : "; it read and wrote nothing through it, and that call's results for sequence " + std::to_string(f.row) +
-                " are not valid";
+  std::string consequence;
+  switch (static_cast<FaultKind>(f.kind)) {
+    case FaultKind::id:
+      consequence = "; it read nothing through it and wrote zeros to that call's output row " + std::to_string(f.row);
+      break;
+    case FaultKind::expert_id:
+      consequence = "; it read nothing through it and left that route out of token " + std::to_string(f.row) + "'s sum";
+      break;
+    default:
+      consequence = "; it read and wrote nothing through it, and that call's results for sequence " +
+                    std::to_string(f.row) + " are not valid";
+  }
   return device + ": an earlier call's kernel " + kDeviceType + "_" + kernel_name(static_cast<FaultSource>(f.source)) +
          " read " + read + " = " + std::to_string(f.value) + ", outside " + range(f) + consequence;
 }

@@ -12,7 +12,7 @@
 namespace tileops::gpu {
 
 // The kernel that found the fault (named in the error).
-enum class FaultSource : std::int32_t { none = 0, decode, paged_decode, cache_append, paged_cache_append, embedding };
+enum class FaultSource : std::int32_t { none = 0, decode, paged_decode, cache_append, paged_cache_append, embedding, moe_experts };
 
 // What was out of range.
 enum class FaultKind : std::int32_t {
@@ -20,6 +20,7 @@ enum class FaultKind : std::int32_t {
   seqlen,       // cache_seqlens[row] = value, outside [low, high]
   block_table,  // block_table[row, column] = value, outside [low, high]
   id,           // ids[row] (the flat index) = value, outside [low, high]
+  expert_id,    // topk_ids[row, column] = value, outside [low, high]
 };
 
 struct FaultRecord {

@@ -13,6 +13,7 @@
 #include "tileops/extend/ops/elementwise.hpp"
 #include "tileops/extend/ops/embedding.hpp"
 #include "tileops/extend/ops/gemm.hpp"
+#include "tileops/extend/ops/moe.hpp"
 #include "tileops/extend/ops/norm.hpp"
 #include "tileops/extend/ops/reduction.hpp"
 #include "tileops/extend/ops/rope.hpp"
@@ -219,6 +220,23 @@ class EmbeddingKernel final : public ops::EmbeddingFwdOp::Embedding::Impl<GpuFlo
  public:
   explicit EmbeddingKernel(const Call& call);
   Tensor forward(const Tensor& ids, const Tensor& weight) override;
+
+ private:
+  FaultRecord* faults_;
+};
+
+class MoeRouteKernel final : public ops::MoERouteFwdOp::MoeRoute::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Result forward(const Tensor& router_logits, const Tensor& correction_bias) override;
+};
+
+// Reads its expert ids from device memory, with the checks and reports of the kernels above.
+class MoeExpertsKernel final : public ops::MoEExpertsFwdOp::MoeExperts::Impl<GpuFloatKernel> {
+ public:
+  explicit MoeExpertsKernel(const Call& call);
+  Tensor forward(const Tensor& hidden_states, const Tensor& topk_weights, const Tensor& topk_ids,
+                 const Tensor& w_gate_up, const Tensor& w_down) override;
 
  private:
   FaultRecord* faults_;

@@ -31,6 +31,8 @@ void register_kernels(Registrar& r) {
   r.add<CacheAppendKernel>(key("kv_cache_append"));
   r.add<PagedCacheAppendKernel>(key("paged_kv_cache_append"));
   r.add<EmbeddingKernel>(key("embedding"));
+  r.add<MoeRouteKernel>(key("moe_route"));
+  r.add<MoeExpertsKernel>(key("moe_experts"));
 }
 
 }  // namespace tileops::gpu

@@ -1,0 +1,99 @@
+#include "moe_kernels.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cpu_kernels.hpp"
+#include "tileops/errors.hpp"
+#include "tileops/half.hpp"
+
+namespace tileops::cpu {
+namespace {
+
+// d [m, n] = a [m, k] times b^T, b stored [n, k]; all of dtype.
+void times_transposed(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const void* a, const void* b,
+                      void* d) {
+  if (!dot_rows_refusal(dtype, m, false, true)) {
+    dot_rows_gemm(dtype, m, n, k, a, k, b, k, d, n);
+    return;
+  }
+  if (const auto reason = blas_refusal(dtype, m, n, k)) throw ValueError("cpu_moe_experts: " + *reason);
+  gemm(dtype, m, n, k, a, k, false, b, k, true, d, n);
+}
+
+float element(DType dtype, const void* base, std::int64_t i) {
+  switch (dtype) {
+    case DType::float16: return static_cast<float>(static_cast<const Half*>(base)[i]);
+    case DType::bfloat16: return static_cast<float>(static_cast<const BFloat16*>(base)[i]);
+    default: return static_cast<const float*>(base)[i];
+  }
+}
+
+void store(DType dtype, void* base, std::int64_t i, float v) {
+  switch (dtype) {
+    case DType::float16: static_cast<Half*>(base)[i] = Half(v); break;
+    case DType::bfloat16: static_cast<BFloat16*>(base)[i] = BFloat16(v); break;
+    default: static_cast<float*>(base)[i] = v;
+  }
+}
+
+}  // namespace
+
+Tensor MoeExpertsKernel::forward(const Tensor& hidden_states, const Tensor& topk_weights, const Tensor& topk_ids,
+                                 const Tensor& w_gate_up, const Tensor& w_down) {
+  const DType dtype = hidden_states.dtype();
+  const std::int64_t rows = hidden_states.shape()[0], hidden = hidden_states.shape()[1];
+  const std::int64_t k = topk_ids.shape()[1], experts = w_gate_up.shape()[0], inter = w_down.shape()[2];
+  const std::int64_t routes = rows * k;
+  const auto elem = static_cast<std::int64_t>(dtype_size(dtype));
+  const std::int32_t* ids = topk_ids.data<std::int32_t>();
+  const float* weights = topk_weights.data<float>();
+
+  // Counting sort of the routes by expert (forward has checked every id).
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(experts + 1), 0);
+  for (std::int64_t r = 0; r < routes; ++r) ++offsets[ids[r] + 1];
+  std::int64_t largest = 0;
+  for (std::int64_t e = 0; e < experts; ++e) {
+    largest = std::max(largest, offsets[e + 1]);
+    offsets[e + 1] += offsets[e];
+  }
+  std::vector<std::int64_t> order(static_cast<std::size_t>(routes));
+  std::vector<std::int64_t> fill(offsets.begin(), offsets.end() - 1);
+  for (std::int64_t r = 0; r < routes; ++r) order[fill[ids[r]]++] = r;
+
+  std::vector<std::byte> gathered(static_cast<std::size_t>(largest * hidden * elem));
+  std::vector<std::byte> gate_up(static_cast<std::size_t>(largest * 2 * inter * elem));
+  std::vector<std::byte> act(static_cast<std::size_t>(largest * inter * elem));
+  std::vector<std::byte> out(static_cast<std::size_t>(largest * hidden * elem));
+  std::vector<float> sum(static_cast<std::size_t>(rows * hidden), 0.0f);
+  const auto* x = static_cast<const std::byte*>(hidden_states.data_ptr());
+  const auto* gu = static_cast<const std::byte*>(w_gate_up.data_ptr());
+  const auto* dn = static_cast<const std::byte*>(w_down.data_ptr());
+  for (std::int64_t e = 0; e < experts; ++e) {
+    const std::int64_t first = offsets[e], n = offsets[e + 1] - first;
+    if (n == 0) continue;
+    for (std::int64_t j = 0; j < n; ++j) {
+      std::memcpy(gathered.data() + j * hidden * elem, x + order[first + j] / k * hidden * elem,
+                  static_cast<std::size_t>(hidden * elem));
+    }
+    times_transposed(dtype, n, 2 * inter, hidden, gathered.data(), gu + e * 2 * inter * hidden * elem,
+                     gate_up.data());
+    if (call_.activation == ExpertActivation::gelu_and_mul) {
+      gelu_and_mul(dtype, n, inter, gate_up.data(), act.data(), false);
+    } else {
+      silu_and_mul(dtype, n, inter, gate_up.data(), act.data());
+    }
+    times_transposed(dtype, n, hidden, inter, act.data(), dn + e * hidden * inter * elem, out.data());
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t r = order[first + j];
+      float* row = sum.data() + r / k * hidden;
+      for (std::int64_t h = 0; h < hidden; ++h) row[h] += weights[r] * element(dtype, out.data(), j * hidden + h);
+    }
+  }
+  Tensor y = Tensor::empty({rows, hidden}, dtype, hidden_states.device());
+  for (std::int64_t i = 0; i < rows * hidden; ++i) store(dtype, y.data_ptr(), i, sum[i]);
+  return y;
+}
+
+}  // namespace tileops::cpu

@@ -1,0 +1,21 @@
+// The cpu plugin's routed experts (see norm_kernels.hpp).
+#pragma once
+
+#include "kernel_declarations.hpp"
+#include "tileops/extend/ops/moe.hpp"
+
+namespace tileops::cpu {
+
+// Routes grouped by expert; per expert the gathered rows times its gate/up weights (the
+// register-converting dot-row GEMM for up to eight half-precision rows, OpenBLAS otherwise),
+// the activation, times its down weights, then each token's weighted sum in float32. The gated
+// product is rounded to the call's dtype between the GEMMs, as a PyTorch loop over experts does.
+// Throws ValueError when a product's sizes exceed the 32-bit BLAS index range.
+class MoeExpertsKernel final : public ops::MoEExpertsFwdOp::MoeExperts::Impl<CpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& hidden_states, const Tensor& topk_weights, const Tensor& topk_ids,
+                 const Tensor& w_gate_up, const Tensor& w_down) override;
+};
+
+}  // namespace tileops::cpu

@@ -1,0 +1,53 @@
+// The host-side interface of the shared mixture-of-experts kernels (../kernels/moe.cu), with
+// the rules of launchers.hpp.
+#pragma once
+
+#include <cstdint>
+
+#include "fault_record.hpp"
+#include "tileops/dtype.hpp"
+
+namespace tileops::gpu {
+
+// The router: for each of `rows` rows of `logits` (contiguous [rows, experts] in `dtype`,
+// experts <= 4096), softmax or sigmoid scores in float, the top_k largest of score + bias
+// (bias float32 [experts] or null) picked, the larger first and the lower id first among
+// equals. weights (float32 [rows, top_k]) get the picked scores, divided by their sum when
+// `renormalize`, times `scale`; ids (int32 [rows, top_k]) the experts.
+struct MoeRouteArgs {
+  const void* logits;
+  DType dtype;
+  const float* bias;
+  float* weights;
+  std::int32_t* ids;
+  std::int64_t rows, experts, top_k;
+  bool sigmoid, renormalize;
+  float scale;
+};
+void launch_moe_route(const MoeRouteArgs& args, void* stream);
+
+// The routed experts: y[m] = sum_k weights[m, k] * w_down[e] . act(gate) * up over the routes
+// (m, k) with e = ids[m, k] in [0, experts); an id outside is recorded in `faults` and its
+// route left out. x contiguous [rows, hidden]; w_gate_up [experts, 2 inter, hidden]; w_down
+// [experts, hidden, inter]; y [rows, hidden]; all in `dtype`. The workspace is the caller's,
+// on the device, of moe_experts_workspace_bytes(rows * top_k, experts, hidden, inter) bytes,
+// 32-byte aligned. Routes are grouped by expert so each expert's weights are read once per
+// eight routes, and only by experts some route picks.
+struct MoeExpertsArgs {
+  const void* x;
+  const float* weights;
+  const std::int32_t* ids;
+  const void* w_gate_up;
+  const void* w_down;
+  void* y;
+  void* workspace;
+  DType dtype;
+  std::int64_t rows, top_k, experts, hidden, inter;
+  bool gelu;
+  FaultRecord* faults;
+};
+std::int64_t moe_experts_workspace_bytes(std::int64_t routes, std::int64_t experts, std::int64_t hidden,
+                                         std::int64_t inter);
+void launch_moe_experts(const MoeExpertsArgs& args, void* stream);
+
+}  // namespace tileops::gpu

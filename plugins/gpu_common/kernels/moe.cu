@@ -1,0 +1,362 @@
+// Mixture of experts: the router (one warp per token row) and the routed experts. The experts
+// run in five steps over a workspace: count the routes per expert, scan the counts into
+// offsets, place each route in its expert's group, the gate/up GEMV with the activation (one
+// warp per intermediate column and expert, eight routes of the group at a time, so a weight
+// row is read once per eight routes), the down GEMV likewise, then each token's weighted sum.
+#include "../host/moe_launchers.hpp"
+#include "launch.cuh"
+#include "report_fault.cuh"
+
+namespace tileops::gpu {
+namespace {
+
+constexpr int kRouteMaxExperts = 4096;
+constexpr int kRoutesPerPass = 8;    // routes one warp carries through a weight row
+constexpr int kColumnsPerBlock = 4;  // warps of a GEMV block, one column each
+constexpr int kThreads = 256;
+
+// --- the router ---
+
+struct Pick {
+  float value;
+  int id;  // -1: nothing yet
+};
+
+// The better of two candidates: any over none, the larger value, the lower id among equals.
+__device__ __forceinline__ Pick better(Pick a, Pick b) {
+  if (a.id < 0) return b;
+  if (b.id < 0) return a;
+  if (b.value > a.value || (b.value == a.value && b.id < a.id)) return b;
+  return a;
+}
+
+template <class T>
+__global__ void moe_route_kernel(MoeRouteArgs a) {
+  extern __shared__ float route_shared[];
+  float* scores = route_shared;
+  float* choice = route_shared + a.experts;
+  const int lane = threadIdx.x;
+  const T* row = static_cast<const T*>(a.logits) + blockIdx.x * a.experts;
+  float top = -INFINITY;
+  for (int e = lane; e < a.experts; e += kWarpSize) top = fmaxf(top, to_float(row[e]));
+  top = warp_reduce(top, Max{});
+  float sum = 0;
+  for (int e = lane; e < a.experts; e += kWarpSize) {
+    const float v = to_float(row[e]);
+    const float s = a.sigmoid ? 1.0f / (1.0f + expf(-v)) : expf(v - top);
+    scores[e] = s;
+    sum += s;
+  }
+  sum = warp_reduce(sum, Add{});
+  for (int e = lane; e < a.experts; e += kWarpSize) {
+    if (!a.sigmoid) scores[e] /= sum;
+    choice[e] = scores[e] + (a.bias ? a.bias[e] : 0.0f);
+  }
+  __syncthreads();  // the block is one warp
+  float picked = 0;
+  for (std::int64_t j = 0; j < a.top_k; ++j) {
+    Pick best{0.0f, -1};
+    for (int e = lane; e < a.experts; e += kWarpSize) {
+      if (choice[e] != choice[e] && scores[e] < 0) continue;  // taken (marked NaN, score negated)
+      best = better(best, Pick{choice[e], e});
+    }
+    for (int mask = kWarpSize / 2; mask > 0; mask /= 2) {
+      best = better(best, Pick{shuffle_xor(best.value, mask), shuffle_xor(best.id, mask)});
+    }
+    const float score = scores[best.id];
+    picked += score;
+    __syncthreads();  // every lane has read the pick's score before it is marked taken
+    if (lane == 0) {
+      a.ids[blockIdx.x * a.top_k + j] = best.id;
+      a.weights[blockIdx.x * a.top_k + j] = score;
+      choice[best.id] = NAN;
+      scores[best.id] = -1.0f - score;
+    }
+    __syncthreads();  // the block is one warp
+  }
+  const float factor = a.scale / (a.renormalize ? picked : 1.0f);
+  for (std::int64_t j = lane; j < a.top_k; j += kWarpSize) a.weights[blockIdx.x * a.top_k + j] *= factor;
+}
+
+// --- the experts ---
+
+// The workspace, carved in this order, each part 32-byte aligned so that eight floats of a
+// row are one aligned pack.
+struct ExpertsWorkspace {
+  std::int32_t* offsets;  // [experts + 1]: group e is sorted[offsets[e], offsets[e + 1])
+  std::int32_t* cursor;   // [experts]: counts, then the fill position of each group
+  std::int32_t* sorted;   // [routes]: the routes (m * top_k + k) grouped by expert
+  std::int32_t* slot_of;  // [routes]: a route's place in `sorted`, -1 for a refused id
+  float* act;             // [routes, inter]: act(gate) * up, by place
+  float* out;             // [routes, hidden]: the expert's output, by place
+};
+
+std::int64_t align_part(std::int64_t bytes) { return (bytes + 31) / 32 * 32; }
+
+ExpertsWorkspace carve(void* base, std::int64_t routes, std::int64_t experts, std::int64_t hidden,
+                       std::int64_t inter) {
+  auto* p = static_cast<char*>(base);
+  ExpertsWorkspace w{};
+  w.offsets = reinterpret_cast<std::int32_t*>(p);
+  p += align_part((experts + 1) * 4);
+  w.cursor = reinterpret_cast<std::int32_t*>(p);
+  p += align_part(experts * 4);
+  w.sorted = reinterpret_cast<std::int32_t*>(p);
+  p += align_part(routes * 4);
+  w.slot_of = reinterpret_cast<std::int32_t*>(p);
+  p += align_part(routes * 4);
+  w.act = reinterpret_cast<float*>(p);
+  p += align_part(routes * inter * 4);
+  w.out = reinterpret_cast<float*>(p);
+  return w;
+}
+
+__global__ void zero_counts(std::int32_t* cursor, std::int64_t experts) {
+  for (std::int64_t e = global_thread(); e < experts; e += grid_threads()) cursor[e] = 0;
+}
+
+__global__ void count_routes(MoeExpertsArgs a, ExpertsWorkspace w) {
+  const std::int64_t routes = a.rows * a.top_k;
+  for (std::int64_t r = global_thread(); r < routes; r += grid_threads()) {
+    const std::int32_t e = a.ids[r];
+    if (e < 0 || e >= a.experts) {
+      report_fault(a.faults, FaultSource::moe_experts, FaultKind::expert_id, r / a.top_k, r % a.top_k, e, 0, a.experts - 1);
+      continue;
+    }
+    atomicAdd(&w.cursor[e], 1);
+  }
+}
+
+// One block: offsets = the exclusive scan of the counts; the counts become fill positions.
+__global__ void scan_counts(std::int64_t experts, ExpertsWorkspace w) {
+  __shared__ std::int32_t scratch[kMaxWarps];
+  std::int32_t carry = 0;
+  for (std::int64_t base = 0; base < experts; base += blockDim.x) {
+    const std::int64_t e = base + threadIdx.x;
+    const std::int32_t count = e < experts ? w.cursor[e] : 0;
+    // Inclusive scan within the warp, then across the warps' totals.
+    const int lane = threadIdx.x % kWarpSize;
+    const int warp = threadIdx.x / kWarpSize;
+    std::int32_t inclusive = count;
+    for (int d = 1; d < kWarpSize; d *= 2) {
+      const std::int32_t other = shuffle_from(inclusive, lane >= d ? lane - d : lane);
+      if (lane >= d) inclusive += other;
+    }
+    if (lane == kWarpSize - 1) scratch[warp] = inclusive;
+    __syncthreads();
+    std::int32_t before = 0;
+    for (int i = 0; i < warp; ++i) before += scratch[i];
+    const std::int32_t start = carry + before + inclusive - count;
+    if (e < experts) {
+      w.offsets[e] = start;
+      w.cursor[e] = start;
+    }
+    std::int32_t total = 0;
+    const int warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
+    for (int i = 0; i < warps; ++i) total += scratch[i];
+    __syncthreads();
+    carry += total;
+  }
+  if (threadIdx.x == 0) w.offsets[experts] = carry;
+}
+
+__global__ void place_routes(MoeExpertsArgs a, ExpertsWorkspace w) {
+  const std::int64_t routes = a.rows * a.top_k;
+  for (std::int64_t r = global_thread(); r < routes; r += grid_threads()) {
+    const std::int32_t e = a.ids[r];
+    if (e < 0 || e >= a.experts) {
+      w.slot_of[r] = -1;
+      continue;
+    }
+    const std::int32_t slot = atomicAdd(&w.cursor[e], 1);
+    w.sorted[slot] = static_cast<std::int32_t>(r);
+    w.slot_of[r] = slot;
+  }
+}
+
+__device__ __forceinline__ float silu(float v) { return v / (1.0f + expf(-v)); }
+__device__ __forceinline__ float gelu_erf(float v) { return 0.5f * v * erfcf(-v * 0.70710678118654752f); }
+
+// Adds the dot products of one weight row chunk (V elements at `w`) with the same chunk of
+// each of `n` inputs, the q-th at in[q] (V elements each), into acc[q].
+template <int V, class TW, class TI>
+__device__ __forceinline__ void dot_chunk(const TW* w, const TI* const* in, int n, float (&acc)[kRoutesPerPass]) {
+  const Pack<TW, V> wp = load_pack<V>(w);
+  float wf[V];
+#pragma unroll
+  for (int i = 0; i < V; ++i) wf[i] = to_float(wp.v[i]);
+#pragma unroll
+  for (int q = 0; q < kRoutesPerPass; ++q) {
+    if (q >= n) break;
+    const Pack<TI, V> xp = load_pack<V>(in[q]);
+#pragma unroll
+    for (int i = 0; i < V; ++i) acc[q] += wf[i] * to_float(xp.v[i]);
+  }
+}
+
+template <int V>
+__device__ __forceinline__ void reduce_lanes(float (&acc)[kRoutesPerPass]) {
+#pragma unroll
+  for (int q = 0; q < kRoutesPerPass; ++q) acc[q] = warp_reduce(acc[q], Add{});
+}
+
+// act[slot, i] = act(gate) * up for the column i = blockIdx.x * kColumnsPerBlock + warp of
+// expert blockIdx.y, over the expert's group.
+template <class T, int V>
+__global__ void gate_up_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kColumnsPerBlock + warp;
+  const std::int64_t e = blockIdx.y;
+  const std::int32_t begin = w.offsets[e];
+  const std::int32_t end = w.offsets[e + 1];
+  if (warp >= kColumnsPerBlock || i >= a.inter || begin == end) return;
+  const T* gate_row = static_cast<const T*>(a.w_gate_up) + (e * 2 * a.inter + i) * a.hidden;
+  const T* up_row = gate_row + a.inter * a.hidden;
+  const T* x = static_cast<const T*>(a.x);
+  for (std::int32_t first = begin; first < end; first += kRoutesPerPass) {
+    const int n = static_cast<int>(min(end - first, kRoutesPerPass));
+    const T* rows[kRoutesPerPass];
+#pragma unroll
+    for (int q = 0; q < kRoutesPerPass; ++q) {
+      rows[q] = x + (q < n ? static_cast<std::int64_t>(w.sorted[first + q]) / a.top_k : 0) * a.hidden;
+    }
+    float gate[kRoutesPerPass] = {};
+    float up[kRoutesPerPass] = {};
+    for (std::int64_t h = static_cast<std::int64_t>(lane) * V; h < a.hidden; h += kWarpSize * V) {
+      const T* in[kRoutesPerPass];
+#pragma unroll
+      for (int q = 0; q < kRoutesPerPass; ++q) in[q] = rows[q] + h;
+      dot_chunk<V>(gate_row + h, in, n, gate);
+      dot_chunk<V>(up_row + h, in, n, up);
+    }
+    reduce_lanes<V>(gate);
+    reduce_lanes<V>(up);
+    if (lane < n) {
+      float g = 0;
+      float u = 0;
+#pragma unroll
+      for (int q = 0; q < kRoutesPerPass; ++q) {
+        if (q == lane) {
+          g = gate[q];
+          u = up[q];
+        }
+      }
+      w.act[static_cast<std::int64_t>(first + lane) * a.inter + i] = (a.gelu ? gelu_erf(g) : silu(g)) * u;
+    }
+  }
+}
+
+// out[slot, c] = w_down[e][c] . act[slot] for the column c = blockIdx.x * kColumnsPerBlock +
+// warp of expert blockIdx.y, over the expert's group.
+template <class T, int V>
+__global__ void down_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * kColumnsPerBlock + warp;
+  const std::int64_t e = blockIdx.y;
+  const std::int32_t begin = w.offsets[e];
+  const std::int32_t end = w.offsets[e + 1];
+  if (warp >= kColumnsPerBlock || c >= a.hidden || begin == end) return;
+  const T* row = static_cast<const T*>(a.w_down) + (e * a.hidden + c) * a.inter;
+  for (std::int32_t first = begin; first < end; first += kRoutesPerPass) {
+    const int n = static_cast<int>(min(end - first, kRoutesPerPass));
+    float acc[kRoutesPerPass] = {};
+    for (std::int64_t k = static_cast<std::int64_t>(lane) * V; k < a.inter; k += kWarpSize * V) {
+      const float* in[kRoutesPerPass];
+#pragma unroll
+      for (int q = 0; q < kRoutesPerPass; ++q) in[q] = w.act + static_cast<std::int64_t>(first + (q < n ? q : 0)) * a.inter + k;
+      dot_chunk<V>(row + k, in, n, acc);
+    }
+    reduce_lanes<V>(acc);
+    if (lane < n) {
+      float v = 0;
+#pragma unroll
+      for (int q = 0; q < kRoutesPerPass; ++q) {
+        if (q == lane) v = acc[q];
+      }
+      w.out[static_cast<std::int64_t>(first + lane) * a.hidden + c] = v;
+    }
+  }
+}
+
+template <class T>
+__global__ void combine_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
+  const std::int64_t total = a.rows * a.hidden;
+  for (std::int64_t idx = global_thread(); idx < total; idx += grid_threads()) {
+    const std::int64_t m = idx / a.hidden;
+    const std::int64_t c = idx - m * a.hidden;
+    float sum = 0;
+    for (std::int64_t k = 0; k < a.top_k; ++k) {
+      const std::int32_t slot = w.slot_of[m * a.top_k + k];
+      if (slot >= 0) sum += a.weights[m * a.top_k + k] * w.out[static_cast<std::int64_t>(slot) * a.hidden + c];
+    }
+    static_cast<T*>(a.y)[idx] = store_as<T>(sum);
+  }
+}
+
+// With inter 0 only the down GEMV runs, writing the zeros of empty dot products.
+template <class T, int V>
+void launch_gemvs(const MoeExpertsArgs& a, const ExpertsWorkspace& w, NativeStream s) {
+  if (a.inter > 0) {
+    const dim3 gate_grid(static_cast<unsigned>(ceil_div(a.inter, kColumnsPerBlock)), static_cast<unsigned>(a.experts));
+    gate_up_kernel<T, V><<<gate_grid, kColumnsPerBlock * kWarpSize, 0, s>>>(a, w);
+  }
+  const dim3 down_grid(static_cast<unsigned>(ceil_div(a.hidden, kColumnsPerBlock)), static_cast<unsigned>(a.experts));
+  down_kernel<T, V><<<down_grid, kColumnsPerBlock * kWarpSize, 0, s>>>(a, w);
+}
+
+}  // namespace
+
+void launch_moe_route(const MoeRouteArgs& a, void* stream) {
+  if (a.rows == 0) return;
+  if (a.experts > kRouteMaxExperts || a.top_k > a.experts) {
+    throw ValueError("gpu kernel moe_route takes 1 to " + std::to_string(kRouteMaxExperts) +
+                     " experts and top_k up to their number, not " + std::to_string(a.experts) + " and " +
+                     std::to_string(a.top_k));
+  }
+  const NativeStream s = native_stream(stream);
+  const std::size_t shared = static_cast<std::size_t>(2 * a.experts) * sizeof(float);
+  with_float_type(a.dtype, "moe_route", [&](auto tag) {
+    using T = decltype(tag);
+    moe_route_kernel<T><<<static_cast<unsigned>(a.rows), kWarpSize, shared, s>>>(a);
+  });
+  check_launch("moe_route");
+}
+
+std::int64_t moe_experts_workspace_bytes(std::int64_t routes, std::int64_t experts, std::int64_t hidden,
+                                         std::int64_t inter) {
+  return align_part((experts + 1) * 4) + align_part(experts * 4) + 2 * align_part(routes * 4) + align_part(routes * inter * 4) +
+         align_part(routes * hidden * 4);
+}
+
+void launch_moe_experts(const MoeExpertsArgs& a, void* stream) {
+  if (a.rows == 0 || a.hidden == 0) return;
+  if (a.experts > 65535) {
+    throw ValueError("gpu kernel moe_experts takes at most 65535 experts, not " + std::to_string(a.experts));
+  }
+  const NativeStream s = native_stream(stream);
+  const std::int64_t routes = a.rows * a.top_k;
+  const ExpertsWorkspace w = carve(a.workspace, routes, a.experts, a.hidden, a.inter);
+  zero_counts<<<blocks_for(a.experts, kThreads), kThreads, 0, s>>>(w.cursor, a.experts);
+  count_routes<<<blocks_for(routes, kThreads), kThreads, 0, s>>>(a, w);
+  scan_counts<<<1, 1024, 0, s>>>(a.experts, w);
+  place_routes<<<blocks_for(routes, kThreads), kThreads, 0, s>>>(a, w);
+  if (a.experts > 0) {
+    with_float_type(a.dtype, "moe_experts", [&](auto tag) {
+      using T = decltype(tag);
+      constexpr int V = kVec16<T>;
+      const bool vector = a.hidden % V == 0 && a.inter % V == 0 && aligned16(a.x) && aligned16(a.w_gate_up) &&
+                          aligned16(a.w_down);
+      if (vector) launch_gemvs<T, V>(a, w, s);
+      else launch_gemvs<T, 1>(a, w, s);
+    });
+  }
+  with_float_type(a.dtype, "moe_experts", [&](auto tag) {
+    using T = decltype(tag);
+    combine_kernel<T><<<blocks_for(a.rows * a.hidden, kThreads), kThreads, 0, s>>>(a, w);
+  });
+  check_launch("moe_experts");
+}
+
+}  // namespace tileops::gpu
