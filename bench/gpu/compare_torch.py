@@ -81,6 +81,22 @@ def torch_case(op, rows, dtype, seed):
     if op.startswith("gelu"):
         approximate = "tanh" if op.endswith("tanh") else "none"
         return lambda: F.gelu(x, approximate=approximate)
+    if op == "fused_add_rms_norm":
+        residual, w = rand(rows, 4096), rand(4096)
+
+        def fused_add_rms_norm():
+            residual.add_(x)
+            return F.rms_norm(residual, (4096,), w, 1e-5)
+
+        return fused_add_rms_norm
+    if op == "gelu_and_mul":
+        return lambda: F.gelu(x[:, :2048], approximate="tanh") * x[:, 2048:]
+    if op == "embedding":
+        ids = (torch.arange(rows, device="cuda", dtype=torch.int64) * 7919 + seed) % 32000
+        table = rand(32000, 4096)
+        return lambda: F.embedding(ids, table)
+    if op == "mean":
+        return lambda: torch.mean(x, -1)
     if op == "sum":
         return lambda: torch.sum(x, -1)
     if op == "prod":

@@ -20,6 +20,8 @@
 #include "tileops/extend/plugin.hpp"
 #include "tileops/ops/batch_norm.hpp"
 #include "tileops/ops/elementwise.hpp"
+#include "tileops/ops/embedding.hpp"
+#include "tileops/ops/fused_add_rms_norm.hpp"
 #include "tileops/ops/layer_norm.hpp"
 #include "tileops/ops/reduction.hpp"
 #include "tileops/ops/rms_norm.hpp"
@@ -92,6 +94,25 @@ std::vector<Case> cases() {
           "gelu_erf", [] { return std::make_unique<GeluFwdOp>("none"); }, x_only);
       add(
           "gelu_tanh", [] { return std::make_unique<GeluFwdOp>("tanh"); }, x_only);
+      add(
+          "fused_add_rms_norm", [] { return std::make_unique<FusedAddRMSNormFwdOp>(std::vector<std::int64_t>{4096}, 1e-5); },
+          [](const Shape& s, DType d, unsigned seed) {
+            return std::vector<Tensor>{random_gpu(s, d, seed), random_gpu(s, d, seed + 1),
+                                       random_gpu({4096}, d, seed + 2)};
+          });
+      add(
+          "gelu_and_mul", [] { return std::make_unique<GeluAndMulFwdOp>("tanh"); }, x_only);
+      add(
+          "embedding", [] { return std::make_unique<EmbeddingFwdOp>(); },
+          [](const Shape& s, DType d, unsigned seed) {
+            // s[0] ids into a 32000-row table of rows as wide as s[1].
+            std::vector<double> ids(static_cast<std::size_t>(s[0]));
+            for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<double>((i * 7919 + seed) % 32000);
+            return std::vector<Tensor>{Tensor::from_doubles(ids, {s[0]}, DType::int64).to(kGpu),
+                                       random_gpu({32000, s[1]}, d, seed)};
+          });
+      add(
+          "mean", [] { return std::make_unique<MeanFwdOp>(std::int64_t{-1}); }, x_only);
       add(
           "sum", [] { return std::make_unique<SumFwdOp>(std::int64_t{-1}); }, x_only);
       add(

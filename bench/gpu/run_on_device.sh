@@ -17,8 +17,11 @@
 #                    every boundary operator, reduce-overhead, dynamic shapes, streams, opcheck)
 #   python_bench.md  host time per call from Python and the Llama block under torch.compile;
 #                    python_bench.json its figures
+#   moe.md           FusedMoEFwdOp against PyTorch's per-expert loop and torch._grouped_mm
+#                    (moe_vs_torch.py)
 # --tests-only stops after the tests, the main jobs and the Python GPU tests; --attention runs
-# only the attention tests, the decoder layer and the attention table. About five minutes
+# only the attention tests, the decoder layer and the attention table; --new-ops runs the GPU
+# tests, the Python GPU tests, the memory-bound op table and the MoE table. About five minutes
 # on an H200, and a few more for the Python GPU tests (each boundary operator compiled cold).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,6 +43,17 @@ if [ "${1:-}" = "--attention" ]; then
     2>"$out/layer_bench.log" || status=1
   exit $status
 fi
+export TILEOPS_LIBRARY=$PWD/$dev/lib/libtileops.so.0
+if [ "${1:-}" = "--new-ops" ]; then
+  "$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
+  tail -n 25 "$out/gpu_tests.log"
+  (cd tests/python && PYTHONPATH=$PWD/../../python python3 run.py test_gpu) >"$out/python_gpu.log" 2>&1 || status=1
+  tail -n 4 "$out/python_gpu.log"
+  python3 bench/gpu/compare_torch.py "$dev/bin/gpu_op_bench" --json "$out/gpu_bench.json" \
+    --markdown "$out/gpu_bench.md" >/dev/null || status=1
+  PYTHONPATH=$PWD/python python3 bench/gpu/moe_vs_torch.py --markdown "$out/moe.md" || status=1
+  exit $status
+fi
 "$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
 tail -n 25 "$out/gpu_tests.log"
 "$dev/bin/embed_llama_block" --device cuda:0 >"$out/embed.log" 2>&1 || status=1
@@ -47,7 +61,6 @@ tail -n 8 "$out/embed.log"
 "$dev/bin/embed_llama_layer" --device cuda:0 >"$out/layer.log" 2>&1 || status=1
 tail -n 8 "$out/layer.log"
 # The Python package from the source tree over the packed library.
-export TILEOPS_LIBRARY=$PWD/$dev/lib/libtileops.so.0
 (cd tests/python && PYTHONPATH=$PWD/../../python python3 run.py test_gpu) >"$out/python_gpu.log" 2>&1 || status=1
 tail -n 4 "$out/python_gpu.log"
 if [ "${1:-}" != "--tests-only" ]; then
@@ -55,6 +68,7 @@ if [ "${1:-}" != "--tests-only" ]; then
     --markdown "$out/gpu_bench.md" >/dev/null || status=1
   python3 bench/gpu/compare_torch.py "$dev/bin/gpu_block_bench" --suite block --json "$out/block_bench.json" \
     --markdown "$out/block_bench.md" || status=1
+  PYTHONPATH=$PWD/python python3 bench/gpu/moe_vs_torch.py --markdown "$out/moe.md" || status=1
   python3 bench/gpu/attention_vs_torch.py "$dev/bin/gpu_attention_bench" --json "$out/attention.json" \
     --markdown "$out/attention.md" || status=1
   python3 bench/gpu/layer_vs_torch.py "$dev/bin/embed_llama_layer" --markdown "$out/layer_bench.md" \

@@ -124,6 +124,8 @@ TEST_CASE("the loader rejects wrong YAML types and values field by field") {
        "t.yaml: AFwdOp: signature.types.F.cases[0].when: expected a scalar (match names one subject)"},
       {"AFwdOp: {family: x, status: spec-only, signature: {}, workloads: [{label: a}], roofline: {flops: 1}, composition: {kind: composite, stages: [{name: s, optional: maybe}]}}\n",
        "t.yaml: AFwdOp: composition.stages[0].optional: expected true or false, got 'maybe'"},
+      {"AFwdOp: {family: x, status: spec-only, signature: {params: {act: {type: str, decided_by: experts}}}, workloads: [{label: a}], roofline: {flops: 1}, composition: {kind: composite, stages: [{name: route, op: GemmFwdOp}]}}\n",
+       "t.yaml: AFwdOp: signature.params.act.decided_by: names 'experts', which is no composition stage served by a sub-op"},
       {"[1, 2\n", "t.yaml: (file): yaml: line 2, column 1: end of sequence flow not found"},
       {"", "t.yaml: (file): yaml: a manifest file is a non-empty mapping from op name to spec"},
   };
@@ -210,7 +212,7 @@ TwoGemmFwdOp:
   REQUIRE(report.problems.size() == 1);
   CHECK(report.problems[0].str() == b.string() + ": GoodFwdOp: (entry): the op is already defined in " + a.string());
   const manifest::ValidationReport builtin = manifest::validate_manifests({});
-  CHECK(builtin.files == 9);
+  CHECK(builtin.files == 10);
   CHECK(builtin.ops == 27);
   CHECK(builtin.problems.empty());
 }

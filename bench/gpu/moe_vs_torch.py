@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""FusedMoEFwdOp against PyTorch on one GPU, in one process, on the same tensors, and prints a
+Markdown table.
+
+Shapes: Mixtral-8x7B (8 experts, top 2, hidden 4096, intermediate 14336, renormalised softmax)
+and DeepSeek-V2-Lite (64 experts, top 6, hidden 2048, intermediate 1408, softmax), bfloat16, at
+1, 32 and 2048 tokens. PyTorch runs the same computation two ways: the per-expert loop of
+Hugging Face's MoE blocks (the router with torch.topk, then for each expert its tokens,
+torch.matmul through gate/up, silu, down, and index_add_ of the weighted rows), and, where this
+PyTorch has it, torch._grouped_mm over the routes sorted by expert. The weights are read only for
+the experts the tokens pick: "of copy" is those bytes (plus the activations) over the time, as a
+share of this run's device-to-device copy bandwidth.
+
+Usage: moe_vs_torch.py [--markdown OUT.md]   (tileops from PYTHONPATH, TILEOPS_LIBRARY set)
+"""
+import argparse
+import datetime
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_torch import time_calls  # noqa: E402
+
+import tileops  # noqa: E402
+
+MODELS = [
+    # name, experts, top_k, hidden, intermediate, renormalize
+    ("mixtral-8x7b", 8, 2, 4096, 14336, True),
+    ("deepseek-v2-lite", 64, 6, 2048, 1408, False),
+]
+TOKENS = [1, 32, 2048]
+
+
+def route(logits, top_k, renormalize):
+    weights, ids = torch.topk(torch.softmax(logits.float(), -1), top_k, dim=-1)
+    if renormalize:
+        weights = weights / weights.sum(-1, keepdim=True)
+    return weights, ids
+
+
+def torch_loop(x, logits, w_gate_up, w_down, top_k, renormalize):
+    weights, ids = route(logits, top_k, renormalize)
+    inter = w_down.shape[2]
+    y = torch.zeros_like(x)
+    for e in range(w_gate_up.shape[0]):
+        rows, slots = torch.where(ids == e)
+        if rows.numel() == 0:
+            continue
+        h = torch.matmul(x[rows], w_gate_up[e].t())
+        out = torch.matmul(F.silu(h[:, :inter]) * h[:, inter:], w_down[e].t())
+        y.index_add_(0, rows, (out * weights[rows, slots, None]).to(x.dtype))
+    return y
+
+
+def torch_grouped(x, logits, w_gate_up_t, w_down_t, top_k, renormalize):
+    """w_gate_up_t [E, H, 2I] and w_down_t [E, I, H]: the layout torch._grouped_mm multiplies by."""
+    weights, ids = route(logits, top_k, renormalize)
+    experts = w_gate_up_t.shape[0]
+    inter = w_down_t.shape[1]
+    flat = ids.flatten()
+    order = torch.argsort(flat, stable=True)
+    offs = torch.cumsum(torch.bincount(flat, minlength=experts), 0).to(torch.int32)
+    rows = order // top_k
+    h = torch._grouped_mm(x[rows], w_gate_up_t, offs=offs)
+    out = torch._grouped_mm(F.silu(h[:, :inter]) * h[:, inter:], w_down_t, offs=offs)
+    y = torch.zeros(x.shape, device=x.device, dtype=torch.float32)
+    y.index_add_(0, rows, out.float() * weights.flatten()[order, None])
+    return y.to(x.dtype)
+
+
+def copy_gbps():
+    a = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    b = torch.empty_like(a)
+    ms = time_calls(lambda i: b.copy_(a), 1)
+    return 2 * a.numel() / (ms * 1e-3) / 1e9
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--markdown")
+    args = parser.parse_args()
+    copy = copy_gbps()
+    has_grouped = hasattr(torch, "_grouped_mm")
+    lines = [
+        f"FusedMoEFwdOp benchmark, {datetime.date.today().isoformat()}, {torch.cuda.get_device_name()}, "
+        f"PyTorch {torch.__version__}; device-to-device copy: {copy:.0f} GB/s (bytes read + written)",
+        "",
+        "| model | tokens | experts hit | tileops ms | of copy | TFLOP/s | torch loop ms | loop / tileops | "
+        "torch._grouped_mm ms | grouped / tileops | max abs diff |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    g = torch.Generator(device="cuda").manual_seed(7)
+    for name, experts, top_k, hidden, inter, renormalize in MODELS:
+        w_gate_up = (torch.randn(experts, 2 * inter, hidden, device="cuda", generator=g) * 0.02).bfloat16()
+        w_down = (torch.randn(experts, hidden, inter, device="cuda", generator=g) * 0.02).bfloat16()
+        w_gate_up_t = w_gate_up.transpose(1, 2).contiguous() if has_grouped else None
+        w_down_t = w_down.transpose(1, 2).contiguous() if has_grouped else None
+        op = tileops.ops.FusedMoEFwdOp(top_k=top_k, renormalize=renormalize)
+        for tokens in TOKENS:
+            x = torch.randn(tokens, hidden, device="cuda", generator=g).bfloat16()
+            logits = torch.randn(tokens, experts, device="cuda", generator=g)
+            mine = op(x, logits, w_gate_up, w_down)
+            ref = torch_loop(x, logits, w_gate_up, w_down, top_k, renormalize)
+            diff = (mine.float() - ref.float()).abs().max().item()
+            hit = torch.unique(route(logits, top_k, renormalize)[1]).numel()
+            ms = time_calls(lambda i: op(x, logits, w_gate_up, w_down), 1)
+            loop_ms = time_calls(lambda i: torch_loop(x, logits, w_gate_up, w_down, top_k, renormalize), 1)
+            grouped = "-"
+            grouped_ratio = "-"
+            if has_grouped:
+                try:
+                    grouped_ms = time_calls(
+                        lambda i: torch_grouped(x, logits, w_gate_up_t, w_down_t, top_k, renormalize), 1)
+                    grouped, grouped_ratio = f"{grouped_ms:.3f}", f"{grouped_ms / ms:.2f}"
+                except RuntimeError as e:
+                    grouped = "refused: " + str(e).splitlines()[0][:60]
+            bytes_ = hit * 3 * inter * hidden * 2 + 2 * tokens * hidden * 2
+            flops = tokens * top_k * 6 * inter * hidden
+            lines.append(
+                f"| {name} | {tokens} | {hit} | {ms:.3f} | {100 * bytes_ / (ms * 1e-3) / 1e9 / copy:.0f}% | "
+                f"{flops / (ms * 1e-3) / 1e12:.1f} | {loop_ms:.3f} | {loop_ms / ms:.2f} | {grouped} | {grouped_ratio} | "
+                f"{diff:.2e} |"
+            )
+            print(lines[-1], flush=True)
+        del w_gate_up, w_down, w_gate_up_t, w_down_t
+        torch.cuda.empty_cache()
+    text = "\n".join(lines) + "\n"
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
