@@ -74,6 +74,16 @@ def _swiglu(p, x, w_gate_up, w_down):
     return (act @ w_down.double().t()).to(x.dtype)
 
 
+def _max_pool2d(p, x):
+    return F.max_pool2d(x.double(), p["kernel_size"], p.get("stride"), p.get("padding", 0), p.get("dilation", 1),
+                        p.get("ceil_mode", False)).to(x.dtype)
+
+
+def _avg_pool2d(p, x):
+    return F.avg_pool2d(x.double(), p["kernel_size"], p.get("stride"), p.get("padding", 0), p.get("ceil_mode", False),
+                        p.get("count_include_pad", True), p.get("divisor_override")).to(x.dtype)
+
+
 # PyTorch's counterpart of an op: fn(params, *inputs) -> expected output(s).
 TORCH_REFERENCES = {
     "RMSNormFwdOp": _rms_norm,
@@ -93,6 +103,8 @@ TORCH_REFERENCES = {
     "ProdFwdOp": _reduce(torch.prod),
     "MeanFwdOp": _reduce(torch.mean),
     "SwiGLUMLPFwdOp": _swiglu,
+    "MaxPool2dFwdOp": _max_pool2d,
+    "AvgPool2dFwdOp": _avg_pool2d,
 }
 
 

@@ -14,6 +14,7 @@
 #include "tileops/extend/ops/embedding.hpp"
 #include "tileops/extend/ops/gemm.hpp"
 #include "tileops/extend/ops/norm.hpp"
+#include "tileops/extend/ops/pool.hpp"
 #include "tileops/extend/ops/reduction.hpp"
 #include "tileops/extend/ops/rope.hpp"
 #include "tileops/extend/ops/softmax.hpp"
@@ -222,6 +223,19 @@ class EmbeddingKernel final : public ops::EmbeddingFwdOp::Embedding::Impl<GpuFlo
 
  private:
   FaultRecord* faults_;
+};
+
+// One thread per output element, NCHW.
+class MaxPool2dKernel final : public ops::MaxPool2dFwdOp::MaxPool2d::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  void forward(const Tensor& x, const Tensor& y) override;
+};
+
+class AvgPool2dKernel final : public ops::AvgPool2dFwdOp::AvgPool2d::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  void forward(const Tensor& x, const Tensor& y) override;
 };
 
 }  // namespace tileops::gpu

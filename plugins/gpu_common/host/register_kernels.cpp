@@ -31,6 +31,8 @@ void register_kernels(Registrar& r) {
   r.add<CacheAppendKernel>(key("kv_cache_append"));
   r.add<PagedCacheAppendKernel>(key("paged_kv_cache_append"));
   r.add<EmbeddingKernel>(key("embedding"));
+  r.add<MaxPool2dKernel>(key("max_pool2d"));
+  r.add<AvgPool2dKernel>(key("avg_pool2d"));
 }
 
 }  // namespace tileops::gpu
