@@ -127,6 +127,11 @@ TEST_CASE("the pooling kernels refuse bad windows, outputs past the input, dilat
   CHECK_THROWS_WITH_AS(max_pool2d(DType::float32, 1, 4, 4, 3, 2, ok, x.data(), y.data()),
                        doctest::Contains("start past the input"), std::invalid_argument);
   CHECK_THROWS_AS(max_pool2d(DType::float32, 1, 4, 4, 0, 2, ok, x.data(), y.data()), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(max_pool2d(DType::float32, 1, 0, 4, 1, 2, ok, x.data(), y.data()), doctest::Contains("start past the input"),
+                       std::invalid_argument);
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  CHECK_THROWS_WITH_AS(max_pool2d(DType::float32, 1, 4, 4, 2, 1, {2, huge, 2, 1, 0, 0, 1, 1}, x.data(), y.data()),
+                       doctest::Contains("the window along the width reaches past int64"), std::invalid_argument);
   CHECK_THROWS_AS(avg_pool2d(DType::float32, 1, 4, 4, 2, 2, {2, 2, 2, 2, 0, 0, 2, 1}, true, 0, x.data(), y.data()),
                   std::invalid_argument);
   CHECK_THROWS_AS(max_pool2d(DType::float32, 1, 4, 4, 2, 2, ok, nullptr, y.data()), std::invalid_argument);

@@ -26,10 +26,15 @@ void check_dimension(const char* kernel, const char* dim, int64_t size, int64_t 
   if (padding < 0 || padding > k / 2) {
     refuse(kernel, "padding along " + d + " must lie in [0, " + std::to_string(k / 2) + "], got " + std::to_string(padding));
   }
-  checked_product(kernel, k, dilation);
+  // The furthest a window reaches, size + padding + k * dilation, must fit in int64: the
+  // kernels add those terms.
+  int64_t reach = 0;
+  if (__builtin_add_overflow(size, padding, &reach) ||
+      __builtin_add_overflow(reach, checked_product(kernel, k, dilation), &reach)) {
+    refuse(kernel, "the window along " + d + " reaches past int64");
+  }
   if (out < 1) refuse(kernel, "the output's " + d + " must be at least 1, got " + std::to_string(out));
-  // size + padding cannot overflow: padding <= k / 2 and size is a buffer's extent.
-  if ((out - 1) > (size + padding - 1) / stride) {
+  if (size + padding < 1 || out - 1 > (size + padding - 1) / stride) {
     refuse(kernel, std::to_string(out) + " windows along " + d + " with stride " + std::to_string(stride) +
                        " start past the input (" + std::to_string(size) + " plus padding " + std::to_string(padding) + ")");
   }
