@@ -5,6 +5,7 @@
 #include "embedding_kernels.hpp"
 #include "moe_kernels.hpp"
 #include "norm_kernels.hpp"
+#include "pool_kernels.hpp"
 #include "thread_pool.hpp"
 #include "tileops/extend/plugin.hpp"
 #include "tileops/logging.hpp"
@@ -27,6 +28,8 @@ TILEOPS_PLUGIN(cpu, TILEOPS_VERSION_STRING, registrar) {
   registrar.add<AlibiKernel>("cpu_alibi");
   registrar.add<EmbeddingKernel>("cpu_embedding");
   registrar.add<MoeExpertsKernel>("cpu_moe_experts");
+  registrar.add<MaxPool2dKernel>("cpu_max_pool2d");
+  registrar.add<AvgPool2dKernel>("cpu_avg_pool2d");
   registrar.add<BlasGemmKernel>("cpu_blas_gemm");
   registrar.add<DotRowsGemmKernel>("cpu_dot_rows_gemm");
   registrar.add<SumKernel>("cpu_sum");

@@ -16,6 +16,7 @@ set(TILEOPS_GPU_KERNEL_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/kernels/embedding.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/kv_cache_append.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/moe.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/pool.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/reduce.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/rope.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/row_norm.cu
@@ -30,6 +31,7 @@ set(TILEOPS_GPU_HOST_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/host/gpu_runtime.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/moe_kernel_types.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/norm_kernel_types.cpp
+  ${TILEOPS_GPU_COMMON_DIR}/host/pool_kernel_types.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/reduce_kernel_types.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/register_kernels.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/rope_kernel_type.cpp

@@ -18,6 +18,7 @@
 #include "tileops/ops/embedding.hpp"
 #include "tileops/ops/fused_add_rms_norm.hpp"
 #include "tileops/ops/layer_norm.hpp"
+#include "tileops/ops/pool.hpp"
 #include "tileops/ops/reduction.hpp"
 #include "tileops/ops/rms_norm.hpp"
 #include "tileops/ops/softmax.hpp"
@@ -347,6 +348,41 @@ TEST_CASE("GPU: mean over rows, columns, split axes and every axis, into wider d
                           {random({16, 4096}, DType::bfloat16)});
   MeanFwdOp empty_axis(std::int64_t{0});
   for (double v : empty_axis(Tensor::empty({0, 5}, DType::float32, kGpu)).to_doubles()) CHECK(std::isnan(v));
+}
+
+TEST_CASE("GPU: max and average pooling match the reference over strides, padding, dilation, ceil_mode and the divisors, and a NaN in a max window gives NaN") {
+  if (cuda_or_skip() == nullptr) return;
+  using Sizes = std::vector<std::int64_t>;
+  for (DType dt : kFloats) {
+    const std::string id(dtype_name(dt));
+    const std::vector<Tensor> stem{random({2, 8, 29, 31}, dt)};
+    check_against_reference("max 3x3 s2 p1 " + id, [](Target t) {
+      return std::make_unique<MaxPool2dFwdOp>(std::int64_t{3}, std::int64_t{2}, std::int64_t{1}, std::int64_t{1}, false, t);
+    }, stem);
+    check_against_reference("max dilated ceil " + id, [](Target t) {
+      return std::make_unique<MaxPool2dFwdOp>(Sizes{3, 2}, Sizes{2, 3}, Sizes{1, 0}, Sizes{2, 1}, true, t);
+    }, stem, misaligned);
+    for (bool include_pad : {true, false}) {
+      check_against_reference("avg ceil " + id, [include_pad](Target t) {
+        return std::make_unique<AvgPool2dFwdOp>(Sizes{3, 2}, std::int64_t{2}, Sizes{1, 1}, true, include_pad, std::nullopt, t);
+      }, stem);
+    }
+    check_against_reference("avg divisor " + id, [](Target t) {
+      return std::make_unique<AvgPool2dFwdOp>(std::int64_t{3}, std::int64_t{1}, std::int64_t{1}, false, true, std::int64_t{7}, t);
+    }, stem, misaligned);
+    check_against_reference("avg global " + id, [](Target t) {
+      return std::make_unique<AvgPool2dFwdOp>(std::int64_t{7}, std::nullopt, std::int64_t{0}, false, true, std::nullopt, t);
+    }, {random({4, 300, 7, 7}, dt)});
+  }
+  std::vector<double> values(16, 1.0);
+  values[5] = std::numeric_limits<double>::quiet_NaN();
+  const Tensor x = Tensor::from_doubles(values, {1, 1, 4, 4}, DType::float32).to(kGpu);
+  const std::vector<double> y = MaxPool2dFwdOp(std::int64_t{2})(x).to_doubles();
+  REQUIRE(y.size() == 4);
+  CHECK(std::isnan(y[0]));
+  CHECK(y[1] == 1.0);
+  CHECK(y[2] == 1.0);
+  CHECK(y[3] == 1.0);
 }
 
 TEST_CASE("GPU: batch norm trains and infers over channels-last and spatial layouts") {

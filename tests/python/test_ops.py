@@ -106,6 +106,14 @@ def _fused_moe(p, x, logits, w_gate_up, w_down, bias=None):
 def _fused_moe_shared(p, x, logits, w_gate_up, w_down, s_gate_up, s_down, bias=None):
     routed = _fused_moe(p, x, logits, w_gate_up, w_down, bias)
     return (routed.double() + _swiglu(p, x, s_gate_up, s_down).double()).to(x.dtype)
+def _max_pool2d(p, x):
+    return F.max_pool2d(x.double(), p["kernel_size"], p.get("stride"), p.get("padding", 0), p.get("dilation", 1),
+                        p.get("ceil_mode", False)).to(x.dtype)
+
+
+def _avg_pool2d(p, x):
+    return F.avg_pool2d(x.double(), p["kernel_size"], p.get("stride"), p.get("padding", 0), p.get("ceil_mode", False),
+                        p.get("count_include_pad", True), p.get("divisor_override")).to(x.dtype)
 
 
 # PyTorch's counterpart of an op: fn(params, *inputs) -> expected output(s).
@@ -131,6 +139,8 @@ TORCH_REFERENCES = {
     "MoEExpertsFwdOp": _moe_experts,
     "FusedMoEFwdOp": _fused_moe,
     "FusedMoESharedExpertFwdOp": _fused_moe_shared,
+    "MaxPool2dFwdOp": _max_pool2d,
+    "AvgPool2dFwdOp": _avg_pool2d,
 }
 
 

@@ -83,7 +83,8 @@ const std::vector<std::string> kOps{"RMSNormFwdOp",    "LayerNormFwdOp",  "Softm
                                     "MeanFwdOp",       "GeluAndMulFwdOp", "FusedAddRMSNormFwdOp", "EmbeddingFwdOp",
                                     "GroupedQueryAttentionFwdOp", "GroupedQueryAttentionDecodeFwdOp",
                                     "GroupedQueryAttentionPagedDecodeFwdOp", "KVCacheAppendFwdOp",
-                                    "PagedKVCacheAppendFwdOp", "MoERouteFwdOp", "MoEExpertsFwdOp"};
+                                    "PagedKVCacheAppendFwdOp", "MoERouteFwdOp", "MoEExpertsFwdOp",
+                                    "MaxPool2dFwdOp", "AvgPool2dFwdOp"};
 
 }  // namespace
 
@@ -126,7 +127,9 @@ TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU 
       {"KVCacheAppendFwdOp", {"hip_kv_cache_append"}},
       {"PagedKVCacheAppendFwdOp", {"hip_paged_kv_cache_append"}},
       {"MoERouteFwdOp", {"hip_moe_route"}},
-      {"MoEExpertsFwdOp", {"hip_moe_experts"}}};
+      {"MoEExpertsFwdOp", {"hip_moe_experts"}},
+      {"MaxPool2dFwdOp", {"hip_max_pool2d"}},
+      {"AvgPool2dFwdOp", {"hip_avg_pool2d"}}};
   CHECK(hip == expected);
   for (const std::string& op : kOps) {
     for (const RegisteredKernelType& k : registered_kernel_types(op)) {

@@ -131,6 +131,7 @@ void emit_class(std::ostream& o, const OpModel& op, const Options& options) {
     }
     o << "}.to_map(), std::move(target)),\n        params_(" << P << "::from(Op::params())) {";
   }
+  if (!op.derived.empty()) o << "\n    derive();" << (op.composite() ? "" : "\n  ");
   if (op.composite()) o << "\n    hold_stages(" << stage_args << ");\n  ";
   o << "}\n";
   o << "\n  // One call. Inputs:";
@@ -163,6 +164,13 @@ void emit_class(std::ostream& o, const OpModel& op, const Options& options) {
     }
     o << "  const Params& typed_params() const { return params_; }\n";
   }
+  if (!op.derived.empty()) {
+    o << "\n  // Derived attributes: not parameters; derive() computes them from the checked parameters.\n";
+    for (const FieldModel& d : op.derived) {
+      if (!d.doc.empty()) o << "  // " << d.doc << "\n";
+      o << "  " << d.cpp_type << " " << d.name << "() const { return derived_." << d.name << "; }\n";
+    }
+  }
   o << "\n protected:\n"
     << "  // The computation of one call (written with the op's call specs).\n"
     << "  OpOutputs forward(const CallArgs& args) override;\n";
@@ -179,7 +187,17 @@ void emit_class(std::ostream& o, const OpModel& op, const Options& options) {
       if (!s.op.empty()) o << "  " << s.op << "* " << s.name << "_ = nullptr;\n";
     }
   }
-  if (!op.params.empty()) o << "\n private:\n  Params params_;\n";
+  if (!op.derived.empty()) {
+    o << "  // Sets the derived attributes after the base constructor (written with forward).\n"
+      << "  void derive();\n";
+  }
+  if (!op.params.empty() || !op.derived.empty()) o << "\n private:\n";
+  if (!op.params.empty()) o << "  Params params_;\n";
+  if (!op.derived.empty()) {
+    o << "  struct Derived {\n";
+    for (const FieldModel& d : op.derived) o << "    " << d.cpp_type << " " << d.name << " = " << d.default_expr << ";\n";
+    o << "  };\n  Derived derived_;\n";
+  }
   o << "};\n\n";
 }
 

@@ -211,6 +211,14 @@ std::vector<const FieldModel*> InterfaceModel::enums() const {
   return out;
 }
 
+std::vector<FieldModel> read_derived(const YAML::Node& node) {
+  std::vector<FieldModel> out = fields(node, false, "derived");
+  for (const FieldModel& f : out) {
+    if (!f.enum_values.empty()) throw std::runtime_error("derived." + f.name + ": a derived attribute cannot be an enum");
+  }
+  return out;
+}
+
 std::vector<InterfaceModel> read_interfaces(const YAML::Node& node) {
   std::vector<InterfaceModel> out;
   if (!node) return out;

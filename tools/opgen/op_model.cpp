@@ -141,6 +141,13 @@ OpModel read_op(const std::string& name, const YAML::Node& node, const std::stri
     }
   }
   op.interfaces = read_interfaces(node["interfaces"]);
+  op.derived = read_derived(node["derived"]);
+  for (const FieldModel& d : op.derived) {
+    usable_name(d.name, "derived attribute");
+    if (std::any_of(op.params.begin(), op.params.end(), [&](const ParamModel& p) { return p.name == d.name; })) {
+      throw std::runtime_error("derived." + d.name + ": the name is a parameter's; a derived attribute is not a parameter");
+    }
+  }
   return op;
 }
 

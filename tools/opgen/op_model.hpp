@@ -70,6 +70,9 @@ struct OpModel {
   std::vector<TensorModel> outputs;
   std::vector<StageModel> stages;  // composites only
   std::vector<InterfaceModel> interfaces;
+  // Attributes computed from the parameters (not parameters themselves): members of the class
+  // that the op's derive() sets after the base constructor has checked the parameters.
+  std::vector<FieldModel> derived;
   std::vector<std::string> signature_lines;  // the signature, for the header comment
   std::vector<std::string> workload_lines;   // one flow-style row each
 
@@ -82,6 +85,10 @@ struct OpModel {
 
 // An op's `interfaces:` section (absent: none). Throws std::runtime_error naming the field.
 std::vector<InterfaceModel> read_interfaces(const YAML::Node& node);
+
+// An op's `derived:` section (absent: none): `name: type` or `name: {type: T, doc: D}`, with
+// the call spec field types other than enums. Throws std::runtime_error naming the field.
+std::vector<FieldModel> read_derived(const YAML::Node& node);
 
 // The ops of one manifest file (its top-level keys, in file order). Throws std::runtime_error
 // naming the file, op and field for what the generator cannot express in C++.

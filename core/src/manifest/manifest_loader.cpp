@@ -363,9 +363,9 @@ std::optional<OpSpec> read_entry(const std::string& name, const YAML::Node& node
       errors.push_back({"", e.msg});
     }
   };
-  // `interfaces` is read by the op generator (tools/opgen), not at run time.
-  const std::initializer_list<std::string_view> known = {"family",   "status",      "ref_api",   "signature",
-                                                           "workloads", "roofline", "composition", "interfaces"};
+  // `interfaces` and `derived` are read by the op generator (tools/opgen), not at run time.
+  const std::initializer_list<std::string_view> known = {"family",   "status",      "ref_api",    "signature",  "workloads",
+                                                           "roofline", "composition", "interfaces", "derived"};
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     if (std::find(known.begin(), known.end(), key) == known.end()) {

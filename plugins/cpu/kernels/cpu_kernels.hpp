@@ -152,6 +152,32 @@ void reduce_prod(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce,
 void reduce_mean(DType in_dtype, DType out_dtype, int64_t outer, int64_t reduce, int64_t inner,
                  const void* x, void* y);
 
+// ---- Pooling ------------------------------------------------------------------------------------
+
+// The window of a 2-D pooling: output (i, j) covers input rows i * stride_h - padding_h +
+// a * dilation_h for a < kernel_h, and columns likewise; rows and columns outside the input are
+// padding, never read. Sizes, strides and dilations at least 1; 0 <= padding <= kernel / 2.
+struct Pool2dWindow {
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t padding_h = 0, padding_w = 0;
+  int64_t dilation_h = 1, dilation_w = 1;
+};
+
+// x: [planes, h, w] (planes = N * C of an NCHW tensor); y: [planes, out_h, out_w], all of dtype
+// (float32, float16, bfloat16). out_h and out_w are at least 1 and every window starts inside the
+// input or its left (top) padding: (out_h - 1) * stride_h <= h + padding_h - 1, and so for the
+// width; this is what torch's output size rule (ceil_mode's included) gives.
+// y[p, i, j] = the maximum of the window's elements in x; NaN when one of them is NaN.
+void max_pool2d(DType dtype, int64_t planes, int64_t h, int64_t w, int64_t out_h, int64_t out_w,
+                const Pool2dWindow& window, const void* x, void* y);
+// The same shapes with dilation 1: y[p, i, j] = the float32 sum of the window's elements in x
+// divided by `divisor` when it is not 0, else by the window's area clipped to the padded input
+// (count_include_pad) or to x.
+void avg_pool2d(DType dtype, int64_t planes, int64_t h, int64_t w, int64_t out_h, int64_t out_w,
+                const Pool2dWindow& window, bool count_include_pad, int64_t divisor, const void* x,
+                void* y);
+
 // ---- Matrix multiply ----------------------------------------------------------------------------
 
 // d = op(a) * op(b) with d: [m, n] (row stride ldd); op(a): [m, k], stored as a [m, k] matrix with

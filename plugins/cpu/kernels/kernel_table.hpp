@@ -70,6 +70,18 @@ inline int64_t attention_decode_scratch(int64_t kv_heads, int64_t group, int64_t
   return kv_heads * (r * attention_padded_dim(head_dim) + r * kAttentionKeyBlock);
 }
 
+// One 2-D pooling call as the front end checked it: x [planes, h, w], y [planes, out_h, out_w].
+// Work items are the output rows of every plane (plane * out_h + row).
+struct PoolArgs {
+  DType dtype;
+  const void* x;
+  void* y;
+  int64_t h, w, out_h, out_w;
+  Pool2dWindow window;
+  bool count_include_pad = true;  // average only
+  int64_t divisor = 0;            // average only: 0 for the window's area
+};
+
 struct KernelTable {
   Isa isa;
   // Rows [r0, r1) of [rows, n].
@@ -96,6 +108,9 @@ struct KernelTable {
   void (*gelu)(DType, bool tanh_approximation, const void* x, void* y, int64_t i0, int64_t i1);
   // Work items [i0, i1) of args.
   void (*reduce)(const ReduceArgs& args, int64_t i0, int64_t i1);
+  // Work items [i0, i1) of args; row: args.w floats of scratch.
+  void (*max_pool2d)(const PoolArgs& args, float* row, int64_t i0, int64_t i1);
+  void (*avg_pool2d)(const PoolArgs& args, float* row, int64_t i0, int64_t i1);
   // Adds, for channels [c0, c1) and batch rows [n0, n1) of x: [N, C, inner], the sums of
   // (x - pivot[c]) and (x - pivot[c])^2 into s1[c] and s2[c].
   void (*batch_norm_stats)(DType, const void* x, int64_t C, int64_t inner, const float* pivot,

@@ -15,6 +15,7 @@
 #include "tileops/extend/ops/gemm.hpp"
 #include "tileops/extend/ops/moe.hpp"
 #include "tileops/extend/ops/norm.hpp"
+#include "tileops/extend/ops/pool.hpp"
 #include "tileops/extend/ops/reduction.hpp"
 #include "tileops/extend/ops/rope.hpp"
 #include "tileops/extend/ops/softmax.hpp"
@@ -240,6 +241,17 @@ class MoeExpertsKernel final : public ops::MoEExpertsFwdOp::MoeExperts::Impl<Gpu
 
  private:
   FaultRecord* faults_;
+// One thread per output element, NCHW.
+class MaxPool2dKernel final : public ops::MaxPool2dFwdOp::MaxPool2d::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  void forward(const Tensor& x, const Tensor& y) override;
+};
+
+class AvgPool2dKernel final : public ops::AvgPool2dFwdOp::AvgPool2d::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  void forward(const Tensor& x, const Tensor& y) override;
 };
 
 }  // namespace tileops::gpu

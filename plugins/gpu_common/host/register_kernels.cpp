@@ -33,6 +33,8 @@ void register_kernels(Registrar& r) {
   r.add<EmbeddingKernel>(key("embedding"));
   r.add<MoeRouteKernel>(key("moe_route"));
   r.add<MoeExpertsKernel>(key("moe_experts"));
+  r.add<MaxPool2dKernel>(key("max_pool2d"));
+  r.add<AvgPool2dKernel>(key("avg_pool2d"));
 }
 
 }  // namespace tileops::gpu

@@ -8,6 +8,7 @@
 #include "impl/dot_rows.hpp"
 #include "impl/elementwise.hpp"
 #include "impl/norm.hpp"
+#include "impl/pool.hpp"
 #include "impl/reduce.hpp"
 #include "impl/softmax.hpp"
 
@@ -28,6 +29,8 @@ constexpr KernelTable table_for(Isa isa) {
       .relu = &relu_kernel,
       .gelu = &gelu_kernel,
       .reduce = &reduce_kernel,
+      .max_pool2d = &max_pool2d_kernel,
+      .avg_pool2d = &avg_pool2d_kernel,
       .batch_norm_stats = &batch_norm_stats_kernel,
       .batch_norm_channel = &batch_norm_channel_kernel,
       .batch_norm_apply = &batch_norm_apply_kernel,
