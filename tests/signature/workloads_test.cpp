@@ -76,7 +76,10 @@ TEST_CASE("every built-in case passes its call check on meta tensors and has a r
                        "GeluFwdOp",
                        "GroupedQueryAttentionFwdOp",
                        "GroupedQueryAttentionDecodeFwdOp",
-                       "GroupedQueryAttentionPagedDecodeFwdOp"};
+                       "GroupedQueryAttentionPagedDecodeFwdOp",
+                       "RopeFwdOp",
+                       "RopeInterleavedFwdOp",
+                       "LongRoPEFwdOp"};
   int count = 0;
   for (const char* op : ops) {
     CAPTURE(op);
@@ -92,7 +95,7 @@ TEST_CASE("every built-in case passes its call check on meta tensors and has a r
       ++count;
     }
   }
-  CHECK(count == 147);
+  CHECK(count == 164);
 }
 
 TEST_CASE("GeluFwdOp's roofline counts 9 flops per element for the tanh form and 5 for erf") {
