@@ -83,7 +83,7 @@ const std::vector<std::string> kOps{"RMSNormFwdOp",    "LayerNormFwdOp",  "Softm
                                     "MeanFwdOp",       "GeluAndMulFwdOp", "FusedAddRMSNormFwdOp", "EmbeddingFwdOp",
                                     "GroupedQueryAttentionFwdOp", "GroupedQueryAttentionDecodeFwdOp",
                                     "GroupedQueryAttentionPagedDecodeFwdOp", "KVCacheAppendFwdOp",
-                                    "PagedKVCacheAppendFwdOp"};
+                                    "PagedKVCacheAppendFwdOp", "RopeFwdOp", "RopeInterleavedFwdOp", "LongRoPEFwdOp"};
 
 }  // namespace
 
@@ -124,7 +124,10 @@ TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU 
       {"GroupedQueryAttentionDecodeFwdOp", {"hip_gqa_decode"}},
       {"GroupedQueryAttentionPagedDecodeFwdOp", {"hip_gqa_paged_decode"}},
       {"KVCacheAppendFwdOp", {"hip_kv_cache_append"}},
-      {"PagedKVCacheAppendFwdOp", {"hip_paged_kv_cache_append"}}};
+      {"PagedKVCacheAppendFwdOp", {"hip_paged_kv_cache_append"}},
+      {"RopeFwdOp", {"hip_rope"}},
+      {"RopeInterleavedFwdOp", {"hip_rope_interleaved"}},
+      {"LongRoPEFwdOp", {"hip_long_rope"}}};
   CHECK(hip == expected);
   for (const std::string& op : kOps) {
     for (const RegisteredKernelType& k : registered_kernel_types(op)) {
