@@ -109,10 +109,9 @@ TEST_CASE("construction tensor checked at construction: factor tensors of the wr
   const Tensor matrix = Tensor::from_doubles(std::vector<double>{1, 1, 1, 1}, {2, 2}, DType::float32);
   CHECK_THROWS_WITH_AS(LongRoPEFwdOp(10000.0, "BSHD", kMax, kOriginal, matrix, factors(kLong)),
                        doctest::Contains("short_factor"), ValueError);
-  // A head dimension the factors do not fit is refused at the call, which first knows D.
+  // A head dimension the factors do not fit (2 * R) is refused at the call, which first sees x.
   LongRoPEFwdOp op = make_op();
-  CHECK_THROWS_WITH_AS(op(Tensor::zeros({1, 2, 1, 6}, DType::float32)), doctest::Contains("one factor per pair"),
-                       ValueError);
+  CHECK_THROWS_WITH_AS(op(Tensor::zeros({1, 2, 1, 6}, DType::float32)), doctest::Contains("2 * R"), ValueError);
 }
 
 TEST_CASE("LongRoPE checks its context lengths at construction") {
