@@ -94,7 +94,8 @@ def _rope(interleaved):
 
 
 def _long_rope(p, x, positions):
-    original, extended = p["original_max_position_embeddings"], p["max_position_embeddings"]
+    original = p.get("original_max_position_embeddings", 4096)
+    extended = p.get("max_position_embeddings", 131072)
     seq = x.shape[2 if p.get("input_layout", "BSHD") == "BHSD" else 1]
     if positions is not None:
         seq = int(positions.max()) + 1 if positions.numel() else 0
