@@ -52,6 +52,19 @@ std::vector<Tensor> random_inputs(const WorkloadCase& c, const Device& device, u
   return random_values(c.inputs, c.ranges, device, seed);
 }
 
+ParamMap random_construction_tensors(const ParamMap& params, unsigned seed) {
+  ParamMap out;
+  for (const auto& [name, value] : params.items()) {
+    const Tensor* t = std::get_if<Tensor>(&value);
+    if (t == nullptr || !t->defined() || !t->device().is_meta()) {
+      out.set(name, value);
+      continue;
+    }
+    out.set(name, random_values({TensorSpec{Device::cpu(), t->dtype(), t->shape()}}, {}, Device::cpu(), seed++).front());
+  }
+  return out;
+}
+
 std::vector<Tensor> clone_all(const std::vector<Tensor>& tensors) {
   std::vector<Tensor> out;
   for (const Tensor& t : tensors) out.push_back(t.defined() ? t.clone() : t);

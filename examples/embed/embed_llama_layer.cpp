@@ -132,7 +132,7 @@ struct Layer {
   Layer(const Target& t, const Device& d)
       : attn_norm({kHidden}, kNormEps, t),
         qkv(false, true, t),
-        rope(kRopeTheta, t),
+        rope(kRopeTheta, "BSHD", t),
         append(t),
         prefill(true, std::nullopt, -1, std::nullopt, false, t),
         decode(std::nullopt, -1, std::nullopt, t),

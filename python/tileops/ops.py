@@ -8,12 +8,16 @@ from ._op import Op, op_specs
 
 
 def _signature(spec):
-    """The constructor's signature: positional parameters, then keyword-only ones and target."""
+    """The constructor's signature: positional parameters, then keyword-only ones and target. A
+    required parameter after a defaulted one (LongRoPEFwdOp's factor tensors) is shown
+    keyword-only, as Python signatures require, though the class also takes it by position."""
     positional, keyword = [], []
     for p in spec["params"]:
         default = inspect.Parameter.empty if p["required"] else p["default"]
-        kind = inspect.Parameter.KEYWORD_ONLY if p["kw_only"] else inspect.Parameter.POSITIONAL_OR_KEYWORD
-        (keyword if p["kw_only"] else positional).append(inspect.Parameter(p["name"], kind, default=default))
+        after_default = p["required"] and any(q.default is not inspect.Parameter.empty for q in positional)
+        by_name = p["kw_only"] or after_default
+        kind = inspect.Parameter.KEYWORD_ONLY if by_name else inspect.Parameter.POSITIONAL_OR_KEYWORD
+        (keyword if by_name else positional).append(inspect.Parameter(p["name"], kind, default=default))
     keyword.append(inspect.Parameter("target", inspect.Parameter.KEYWORD_ONLY, default=None))
     return inspect.Signature(positional + keyword)
 

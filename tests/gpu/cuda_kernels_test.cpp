@@ -21,6 +21,7 @@
 #include "tileops/ops/pool.hpp"
 #include "tileops/ops/reduction.hpp"
 #include "tileops/ops/rms_norm.hpp"
+#include "tileops/ops/rope.hpp"
 #include "tileops/ops/softmax.hpp"
 #include "tileops/testing.hpp"
 
@@ -383,6 +384,30 @@ TEST_CASE("GPU: max and average pooling match the reference over strides, paddin
   CHECK(y[1] == 1.0);
   CHECK(y[2] == 1.0);
   CHECK(y[3] == 1.0);
+TEST_CASE("GPU: RoPE in both forms and layouts, and LongRoPE with its factors copied to the device, at odd shapes and positions") {
+  if (cuda_or_skip() == nullptr) return;
+  const Tensor short_factor = random({3}, DType::float32, 11);
+  const Tensor long_factor = random({3}, DType::float32, 12);
+  for (const char* layout : {"BSHD", "BHSD"}) {
+    for (const DType dt : kFloats) {
+      const std::string id = std::string(layout) + " " + std::string(dtype_name(dt));
+      const Tensor x = random({3, 5, 7, 6}, dt);
+      const Tensor positions = random({layout == std::string("BSHD") ? 5 : 7}, DType::int64, 5);
+      check_against_reference("neox " + id, [=](Target t) { return std::make_unique<RopeFwdOp>(500000.0, layout, t); },
+                              {x, positions}, misaligned);
+      check_against_reference("interleaved " + id,
+                              [=](Target t) { return std::make_unique<RopeInterleavedFwdOp>(10000.0, layout, t); },
+                              {x, Tensor()});
+      for (const std::int64_t original : {2, 64}) {
+        check_against_reference("long rope " + id + " original " + std::to_string(original),
+                                [=](Target t) {
+                                  return std::make_unique<LongRoPEFwdOp>(10000.0, layout, 4 * original, original,
+                                                                         short_factor, long_factor, t);
+                                },
+                                {x, Tensor()});
+      }
+    }
+  }
 }
 
 TEST_CASE("GPU: batch norm trains and infers over channels-last and spatial layouts") {

@@ -114,6 +114,35 @@ def _max_pool2d(p, x):
 def _avg_pool2d(p, x):
     return F.avg_pool2d(x.double(), p["kernel_size"], p.get("stride"), p.get("padding", 0), p.get("ceil_mode", False),
                         p.get("count_include_pad", True), p.get("divisor_override")).to(x.dtype)
+def _rope(interleaved):
+    def reference(p, x, positions, factors=None, scale=1.0):
+        heads_first = p.get("input_layout", "BSHD") == "BHSD"
+        xd = x.double().transpose(1, 2) if heads_first else x.double()  # as [B, S, H, D]
+        s, d = xd.shape[1], xd.shape[3]
+        pos = torch.arange(s, dtype=torch.float64) if positions is None else positions.double()
+        inv_freq = p.get("theta", 10000.0) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        if factors is not None:
+            inv_freq = inv_freq / factors.double()
+        angle = pos[:, None] * inv_freq[None, :]
+        cos, sin = (torch.cos(angle) * scale)[None, :, None, :], (torch.sin(angle) * scale)[None, :, None, :]
+        a, b = (xd[..., 0::2], xd[..., 1::2]) if interleaved else (xd[..., : d // 2], xd[..., d // 2:])
+        ra, rb = a * cos - b * sin, b * cos + a * sin
+        y = torch.stack((ra, rb), dim=-1).flatten(-2) if interleaved else torch.cat((ra, rb), dim=-1)
+        return (y.transpose(1, 2) if heads_first else y).to(x.dtype)
+
+    return reference
+
+
+def _long_rope(p, x, positions):
+    original = p.get("original_max_position_embeddings", 4096)
+    extended = p.get("max_position_embeddings", 131072)
+    seq = x.shape[2 if p.get("input_layout", "BSHD") == "BHSD" else 1]
+    if positions is not None:
+        seq = int(positions.max()) + 1 if positions.numel() else 0
+    factors = p["long_factor"] if seq > original else p["short_factor"]
+    ratio = extended / original
+    scale = 1.0 if ratio <= 1 else math.sqrt(1 + math.log(ratio) / math.log(original))
+    return _rope(False)(p, x, positions, factors, scale)
 
 
 # PyTorch's counterpart of an op: fn(params, *inputs) -> expected output(s).
@@ -141,6 +170,9 @@ TORCH_REFERENCES = {
     "FusedMoESharedExpertFwdOp": _fused_moe_shared,
     "MaxPool2dFwdOp": _max_pool2d,
     "AvgPool2dFwdOp": _avg_pool2d,
+    "RopeFwdOp": _rope(False),
+    "RopeInterleavedFwdOp": _rope(True),
+    "LongRoPEFwdOp": _long_rope,
 }
 
 

@@ -84,7 +84,8 @@ const std::vector<std::string> kOps{"RMSNormFwdOp",    "LayerNormFwdOp",  "Softm
                                     "GroupedQueryAttentionFwdOp", "GroupedQueryAttentionDecodeFwdOp",
                                     "GroupedQueryAttentionPagedDecodeFwdOp", "KVCacheAppendFwdOp",
                                     "PagedKVCacheAppendFwdOp", "MoERouteFwdOp", "MoEExpertsFwdOp",
-                                    "MaxPool2dFwdOp", "AvgPool2dFwdOp"};
+                                    "MaxPool2dFwdOp", "AvgPool2dFwdOp", "RopeFwdOp", "RopeInterleavedFwdOp",
+                                    "LongRoPEFwdOp"};
 
 }  // namespace
 
@@ -129,7 +130,10 @@ TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU 
       {"MoERouteFwdOp", {"hip_moe_route"}},
       {"MoEExpertsFwdOp", {"hip_moe_experts"}},
       {"MaxPool2dFwdOp", {"hip_max_pool2d"}},
-      {"AvgPool2dFwdOp", {"hip_avg_pool2d"}}};
+      {"AvgPool2dFwdOp", {"hip_avg_pool2d"}},
+      {"RopeFwdOp", {"hip_rope"}},
+      {"RopeInterleavedFwdOp", {"hip_rope_interleaved"}},
+      {"LongRoPEFwdOp", {"hip_long_rope"}}};
   CHECK(hip == expected);
   for (const std::string& op : kOps) {
     for (const RegisteredKernelType& k : registered_kernel_types(op)) {

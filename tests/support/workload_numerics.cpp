@@ -16,9 +16,10 @@ namespace {
 
 constexpr std::int64_t kIndexCap = 48;
 
-// Parameters that size outputs on their own (no input carries them) are capped as well, and
+// Construction-time tensors take drawn values. Parameters that size outputs on their own (no input carries them) are capped as well, and
 // an op without tensor inputs takes its device as a parameter.
 ParamMap scaled_params(const std::string& op, ParamMap params, const Device& device) {
+  params = testing::random_construction_tensors(params);
   if (op == "AlibiFwdOp") {
     for (const char* name : {"seq_len", "num_heads"}) {
       if (const Value* v = params.find(name))

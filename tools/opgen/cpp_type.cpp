@@ -37,6 +37,9 @@ std::vector<std::string> alternatives(const std::string& type, bool& nullable) {
 
 bool is_dtype(const std::string& name) { return std::find(kDTypes.begin(), kDTypes.end(), name) != kDTypes.end(); }
 
+// A string literal alternative, e.g. 'BSHD': a str restricted to the literals listed.
+bool is_literal(const std::string& kind) { return kind.size() >= 2 && kind.front() == '\'' && kind.back() == '\''; }
+
 std::string base_type(const std::string& kind) {
   if (kind == "int") return "std::int64_t";
   if (kind == "float") return "double";
@@ -50,6 +53,7 @@ std::string base_type(const std::string& kind) {
 // The C++ type of the non-None part of a type.
 std::string value_type(const std::vector<std::string>& kinds) {
   if (std::all_of(kinds.begin(), kinds.end(), is_dtype)) return "DType";
+  if (std::all_of(kinds.begin(), kinds.end(), is_literal)) return "std::string";
   if (kinds.size() == 1) return base_type(kinds[0]);
   std::string v = "std::variant<";
   for (std::size_t i = 0; i < kinds.size(); ++i) v += (i ? ", " : "") + base_type(kinds[i]);
@@ -89,7 +93,9 @@ std::string scalar_default(const std::vector<std::string>& kinds, const YAML::No
     return integral ? text + ".0" : text;
   }
   if (std::find(kinds.begin(), kinds.end(), "device") != kinds.end()) return "Device::parse(" + string_literal(text) + ")";
-  if (std::find(kinds.begin(), kinds.end(), "str") != kinds.end()) return "std::string(" + string_literal(text) + ")";
+  if (std::find(kinds.begin(), kinds.end(), "str") != kinds.end() || std::any_of(kinds.begin(), kinds.end(), is_literal)) {
+    return "std::string(" + string_literal(text) + ")";
+  }
   throw std::runtime_error("default '" + text + "' does not fit its parameter's type");
 }
 

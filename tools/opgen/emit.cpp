@@ -90,11 +90,77 @@ void emit_outputs(std::ostream& o, const OpModel& op) {
   o << "};\n\n";
 }
 
-void emit_class(std::ostream& o, const OpModel& op, const Options& options) {
+// The base class of a family's ops: the parameters every implemented, non-composite op of the
+// family declares first, alike (name, type, default, order), held once. None for a family of one
+// op or without such parameters.
+struct FamilyBase {
+  std::string name;  // "<Family>FamilyOp", e.g. RopeFamilyOp
+  OpModel model;     // the shared parameters, as an op named `name`
+};
+
+bool same_param(const ParamModel& a, const ParamModel& b) {
+  return a.name == b.name && a.manifest_type == b.manifest_type && a.default_expr == b.default_expr;
+}
+
+std::map<std::string, FamilyBase> family_bases(const std::vector<OpModel>& ops) {
+  std::map<std::string, std::vector<const OpModel*>> members;
+  for (const OpModel& op : ops) {
+    if (op.has_class() && !op.composite()) members[op.family].push_back(&op);
+  }
+  std::map<std::string, FamilyBase> bases;
+  for (const auto& [family, leaves] : members) {
+    if (leaves.size() < 2) continue;
+    std::vector<ParamModel> shared;
+    for (const ParamModel& p : leaves.front()->params) {
+      const std::size_t i = shared.size();
+      const bool everywhere = std::all_of(leaves.begin(), leaves.end(), [&](const OpModel* leaf) {
+        return leaf->params.size() > i && same_param(leaf->params[i], p);
+      });
+      if (!everywhere || p.manifest_type == "Tensor") break;
+      shared.push_back(p);
+    }
+    if (shared.empty()) continue;
+    FamilyBase base;
+    base.name = pascal_case(family) + "FamilyOp";
+    base.model.name = base.name;
+    base.model.family = family;
+    base.model.params = std::move(shared);
+    bases.emplace(family, std::move(base));
+  }
+  return bases;
+}
+
+bool held_by(const FamilyBase* base, const ParamModel& p) {
+  return base != nullptr && std::any_of(base->model.params.begin(), base->model.params.end(),
+                                        [&](const ParamModel& q) { return q.name == p.name; });
+}
+
+void emit_family_base(std::ostream& o, const FamilyBase& base, const Options& options) {
+  const std::string P = base.model.base_name() + "Params";
+  const std::string api = options.export_macro.empty() ? "" : options.export_macro + " ";
+  emit_params(o, base.model);
+  o << "// The base of the " << base.model.family << " family's ops: the parameters they all take first.\n"
+    << "class " << api << base.name << " : public Op {\n public:\n"
+    << "  using FamilyParams = " << P << ";\n\n"
+    << "  // The final values of the family's parameters (given or the manifest's default).\n";
+  for (const ParamModel& p : base.model.params) {
+    const std::string type = is_scalar(p.cpp_type) ? p.cpp_type : "const " + p.cpp_type + "&";
+    o << "  " << type << " " << p.name << "() const { return family_params_." << p.name << "; }\n";
+  }
+  o << "  const FamilyParams& family_params() const { return family_params_; }\n\n"
+    << " protected:\n"
+    << "  // `params` holds the leaf's final manifest parameter values, the family's among them.\n"
+    << "  " << base.name << "(const OpClass& cls, ParamMap params, Target target)\n"
+    << "      : Op(cls, std::move(params), std::move(target)), family_params_(" << P << "::from(Op::params())) {}\n\n"
+    << " private:\n  FamilyParams family_params_;\n};\n\n";
+}
+
+void emit_class(std::ostream& o, const OpModel& op, const Options& options, const FamilyBase* base) {
   const std::string P = op.base_name() + "Params";
+  const std::string parent = base ? base->name : "Op";
   const std::string result = op.outputs.size() == 1 ? "Tensor" : op.base_name() + "Outputs";
   const std::string api = options.export_macro.empty() ? "" : options.export_macro + " ";
-  o << "class " << api << op.name << " final : public Op {\n public:\n";
+  o << "class " << api << op.name << " final : public " << parent << " {\n public:\n";
   if (!op.params.empty()) o << "  using Params = " << P << ";\n\n";
   o << "  // The class record: its kernel interfaces, reference kernels and stages (generated).\n"
     << "  static const OpClass& op_class();\n\n";
@@ -118,7 +184,7 @@ void emit_class(std::ostream& o, const OpModel& op, const Options& options) {
   if (op.params.empty()) {
     o << "      : Op(op_class(), {}, std::move(target)) {";
   } else {
-    o << "      : Op(op_class(), " << P << "{";
+    o << "      : " << parent << "(op_class(), " << P << "{";
     for (std::size_t i = 0; i < op.params.size(); ++i) {
       const ParamModel& p = op.params[i];
       const std::string given = is_scalar(p.cpp_type) ? p.name : "std::move(" + p.name + ")";
@@ -159,6 +225,7 @@ void emit_class(std::ostream& o, const OpModel& op, const Options& options) {
   if (!op.params.empty()) {
     o << "\n  // The final parameter values (given or the manifest's default).\n";
     for (const ParamModel& p : op.params) {
+      if (held_by(base, p)) continue;
       const std::string type = is_scalar(p.cpp_type) ? p.cpp_type : "const " + p.cpp_type + "&";
       o << "  " << type << " " << p.name << "() const { return params_." << p.name << "; }\n";
     }
@@ -232,7 +299,11 @@ std::string emit_header(const std::string& stem, const std::vector<OpModel>& ops
     o << "namespace op_params = ::tileops::op_params;\n";
   }
   o << "\n";
+  const std::map<std::string, FamilyBase> bases = family_bases(ops);
+  std::set<std::string> bases_written;
   for (const OpModel& op : ops) {
+    const auto base = op.has_class() && !op.composite() ? bases.find(op.family) : bases.end();
+    if (base != bases.end() && bases_written.insert(op.family).second) emit_family_base(o, base->second, options);
     emit_comment(o, op);
     if (!op.has_class()) {
       o << "// Status " << op.status << ": no class until the op is implemented.\n\n";
@@ -241,7 +312,7 @@ std::string emit_header(const std::string& stem, const std::vector<OpModel>& ops
     o << "\n";
     if (!op.params.empty()) emit_params(o, op);
     emit_outputs(o, op);
-    emit_class(o, op, options);
+    emit_class(o, op, options, base != bases.end() ? &base->second : nullptr);
   }
   o << "}  // namespace " << options.ns << "\n";
   return o.str();

@@ -20,7 +20,9 @@ struct Options {
 };
 
 // The header of one manifest file's ops. `home` maps every op the run knows to its manifest
-// stem, so that a composite's stage ops are included from their own headers.
+// stem, so that a composite's stage ops are included from their own headers. A family of two
+// or more implemented ops that all declare the same leading parameters (name, type, default,
+// order; tensors excepted) gets a base class, <Family>FamilyOp, holding those; its ops derive it.
 std::string emit_header(const std::string& stem, const std::vector<OpModel>& ops,
                         const std::map<std::string, std::string>& home, const Options& options);
 

@@ -34,21 +34,6 @@ std::string require_identifier(const std::string& s, const std::string& where) {
   return s;
 }
 
-// "rms_norm" -> "RmsNorm": a class name that cannot hide the snake_case functions kernel bodies
-// call (a kernel derives the interface, so its name is in scope there).
-std::string pascal_case(const std::string& name) {
-  std::string out;
-  bool upper = true;
-  for (char c : name) {
-    if (c == '_') {
-      upper = true;
-    } else {
-      out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
-      upper = false;
-    }
-  }
-  return out;
-}
 
 std::string scalar(const YAML::Node& node, const std::string& where) {
   if (!node || !node.IsScalar()) throw std::runtime_error(where + ": expected a scalar");
@@ -202,6 +187,22 @@ InterfaceModel interface(const std::string& name, const YAML::Node& node, const 
 }
 
 }  // namespace
+
+// "rms_norm" -> "RmsNorm": a class name that cannot hide the snake_case functions kernel bodies
+// call (a kernel derives the interface, so its name is in scope there).
+std::string pascal_case(const std::string& name) {
+  std::string out;
+  bool upper = true;
+  for (char c : name) {
+    if (c == '_') {
+      upper = true;
+    } else {
+      out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+      upper = false;
+    }
+  }
+  return out;
+}
 
 std::vector<const FieldModel*> InterfaceModel::enums() const {
   std::vector<const FieldModel*> out;

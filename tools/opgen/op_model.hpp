@@ -83,6 +83,9 @@ struct OpModel {
   std::string base_name() const;
 };
 
+// "rms_norm" -> "RmsNorm": a snake_case manifest name as a C++ class name.
+std::string pascal_case(const std::string& name);
+
 // An op's `interfaces:` section (absent: none). Throws std::runtime_error naming the field.
 std::vector<InterfaceModel> read_interfaces(const YAML::Node& node);
 

@@ -263,7 +263,7 @@ int run_bench(const std::vector<std::string>& args) {
       std::fprintf(stderr, "\r[%zu/%zu, %.0f s] %s %s\033[K", i + 1, cases.size(), elapsed, entry->name.c_str(),
                    c.id.c_str());
     }
-    ParamMap params = c.params;
+    ParamMap params = testing::random_construction_tensors(c.params);
     if (signature_plan(entry->op_class()).has_call_time_tensor_input() == false && !params.contains("device")) {
       params.set("device", device);
     }

@@ -62,7 +62,7 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("workload")) {
     const std::optional<std::int64_t> cap = vm.count("cap") ? std::optional(vm["cap"].as<std::int64_t>()) : std::nullopt;
     const WorkloadCase c = find_case(scaled_cases(plan, cap, "tileops run"), plan, vm["workload"].as<std::string>());
-    params = c.params;
+    params = testing::random_construction_tensors(c.params);
     specs = c.inputs;
     ranges = c.ranges;
   }

@@ -21,6 +21,11 @@ TILEOPS_API std::vector<Tensor> random_tensors(const std::vector<std::optional<T
 // inputs with a manifest range, whose values are uniform within it.
 TILEOPS_API std::vector<Tensor> random_inputs(const WorkloadCase& c, const Device& device, unsigned seed = 1234);
 
+// `params` (a workload case's) with each construction-time tensor given only by shape and
+// dtype (a meta tensor) replaced by host values drawn as random_tensors draws them; other
+// parameters as they are.
+TILEOPS_API ParamMap random_construction_tensors(const ParamMap& params, unsigned seed = 4321);
+
 // Deep copies on the same devices (undefined tensors stay undefined).
 TILEOPS_API std::vector<Tensor> clone_all(const std::vector<Tensor>& tensors);
 

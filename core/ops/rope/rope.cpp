@@ -1,18 +1,22 @@
 #include "tileops/ops/rope.hpp"
 
+#include "rope_call.hpp"
 #include "tileops/extend/ops/rope.hpp"
 
 namespace tileops {
 
 OpOutputs RopeFwdOp::forward(const CallArgs& args) {
+  using Rope = ops::RopeFwdOp::Rope;
   const Tensor x = args.inputs[0].contiguous();
-  const Tensor positions = args.inputs[1].defined() ? args.inputs[1].contiguous() : args.inputs[1];
-  ops::RopeFwdOp::Rope::Call call;
-  call.device = x.device();
-  call.head_dim = x.shape()[3];
-  call.theta = theta();
-  call.dtype = x.dtype();
-  return outputs_of(kernel_for<ops::RopeFwdOp::Rope>(call).forward(x, positions));
+  const Rope::Call call = rope_detail::rope_call<Rope::Call>(x, *this, Rope::RopeForm::neox);
+  return outputs_of(kernel_for<Rope>(call).forward(x, rope_detail::contiguous_positions(args.inputs[1]), Tensor()));
+}
+
+OpOutputs RopeInterleavedFwdOp::forward(const CallArgs& args) {
+  using Rope = ops::RopeInterleavedFwdOp::Rope;
+  const Tensor x = args.inputs[0].contiguous();
+  const Rope::Call call = rope_detail::rope_call<Rope::Call>(x, *this, Rope::RopeForm::interleaved);
+  return outputs_of(kernel_for<Rope>(call).forward(x, rope_detail::contiguous_positions(args.inputs[1]), Tensor()));
 }
 
 }  // namespace tileops

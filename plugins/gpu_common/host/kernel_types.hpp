@@ -60,7 +60,19 @@ class SoftmaxKernel final : public ops::SoftmaxFwdOp::Softmax::Impl<GpuFloatKern
 class RopeKernel final : public ops::RopeFwdOp::Rope::Impl<GpuFloatKernel> {
  public:
   using Impl::Impl;
-  Tensor forward(const Tensor& x, const Tensor& positions) override;
+  Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& factors) override;
+};
+
+class RopeInterleavedKernel final : public ops::RopeInterleavedFwdOp::Rope::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& factors) override;
+};
+
+class LongRopeKernel final : public ops::LongRoPEFwdOp::Rope::Impl<GpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& factors) override;
 };
 
 class SiluAndMulKernel final : public ops::SiluAndMulFwdOp::SiluAndMul::Impl<GpuFloatKernel> {

@@ -84,19 +84,25 @@ struct GeluAndMulArgs {
 };
 void launch_gelu_and_mul(const GeluAndMulArgs& args, void* stream);
 
-// Rotary embedding of contiguous x [B, S, H, 2 * half] into y (same layout): for position p
-// (positions[s], or s when positions is null; positions an int64 device array of S) and
-// i < half, with angle = p * theta^(-i / half), y[i] = x[i] cos - x[i + half] sin and
-// y[i + half] = x[i + half] cos + x[i] sin.
+// Rotary embedding of contiguous x [B, S, H, 2 * half] (or [B, H, S, 2 * half] when
+// heads_first) into y (same layout): for position p (positions[s], or s when positions is null;
+// positions an int64 device array of S) and i < half, with angle = p * theta^(-i / half) /
+// factors[i] (factors a float32 device array of half, or null for ones), c = scale cos(angle)
+// and sn = scale sin(angle), the pair (a, b) becomes (a c - b sn, b c + a sn). The pair is
+// (i, i + half), or (2i, 2i + 1) when interleaved.
 struct RopeArgs {
   const void* x;
   const std::int64_t* positions;
+  const float* factors;
   void* y;
   std::int64_t rows;  // B * S * H
   std::int64_t seq;   // S
   std::int64_t heads; // H
   std::int64_t half;  // D / 2
+  bool heads_first;
+  bool interleaved;
   double log2_theta;
+  double scale;
   DType dtype;  // float32, float16 or bfloat16
 };
 void launch_rope(const RopeArgs& args, void* stream);

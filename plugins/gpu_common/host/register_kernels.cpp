@@ -15,6 +15,8 @@ void register_kernels(Registrar& r) {
   r.add<BatchNormTrainKernel>(key("batch_norm_train"));
   r.add<BatchNormInferKernel>(key("batch_norm_infer"));
   r.add<RopeKernel>(key("rope"));
+  r.add<RopeInterleavedKernel>(key("rope_interleaved"));
+  r.add<LongRopeKernel>(key("long_rope"));
   r.add<SiluAndMulKernel>(key("silu_and_mul"));
   r.add<GeluAndMulKernel>(key("gelu_and_mul"));
   r.add<AddKernel>(key("add"));
