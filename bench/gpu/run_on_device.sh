@@ -17,11 +17,11 @@
 #                    every boundary operator, reduce-overhead, dynamic shapes, streams, opcheck)
 #   python_bench.md  host time per call from Python and the Llama block under torch.compile;
 #                    python_bench.json its figures
-#   moe.md           FusedMoEFwdOp against PyTorch's per-expert loop and torch._grouped_mm
-#                    (moe_vs_torch.py)
+#   families.md      FusedMoEFwdOp against PyTorch's per-expert loop and torch._grouped_mm, pooling
+#                    and RoPE against torch (families_vs_torch.py)
 # --tests-only stops after the tests, the main jobs and the Python GPU tests; --attention runs
 # only the attention tests, the decoder layer and the attention table; --new-ops runs the GPU
-# tests, the Python GPU tests, the memory-bound op table and the MoE table. About five minutes
+# tests, the Python GPU tests, the memory-bound op table and the families table. About five minutes
 # on an H200, and a few more for the Python GPU tests (each boundary operator compiled cold).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -51,7 +51,7 @@ if [ "${1:-}" = "--new-ops" ]; then
   tail -n 4 "$out/python_gpu.log"
   python3 bench/gpu/compare_torch.py "$dev/bin/gpu_op_bench" --json "$out/gpu_bench.json" \
     --markdown "$out/gpu_bench.md" >/dev/null || status=1
-  PYTHONPATH=$PWD/python python3 bench/gpu/moe_vs_torch.py --markdown "$out/moe.md" || status=1
+  PYTHONPATH=$PWD/python python3 bench/gpu/families_vs_torch.py --markdown "$out/families.md" || status=1
   exit $status
 fi
 "$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
@@ -68,7 +68,7 @@ if [ "${1:-}" != "--tests-only" ]; then
     --markdown "$out/gpu_bench.md" >/dev/null || status=1
   python3 bench/gpu/compare_torch.py "$dev/bin/gpu_block_bench" --suite block --json "$out/block_bench.json" \
     --markdown "$out/block_bench.md" || status=1
-  PYTHONPATH=$PWD/python python3 bench/gpu/moe_vs_torch.py --markdown "$out/moe.md" || status=1
+  PYTHONPATH=$PWD/python python3 bench/gpu/families_vs_torch.py --markdown "$out/families.md" || status=1
   python3 bench/gpu/attention_vs_torch.py "$dev/bin/gpu_attention_bench" --json "$out/attention.json" \
     --markdown "$out/attention.md" || status=1
   python3 bench/gpu/layer_vs_torch.py "$dev/bin/embed_llama_layer" --markdown "$out/layer_bench.md" \

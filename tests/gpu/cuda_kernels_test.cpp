@@ -384,6 +384,8 @@ TEST_CASE("GPU: max and average pooling match the reference over strides, paddin
   CHECK(y[1] == 1.0);
   CHECK(y[2] == 1.0);
   CHECK(y[3] == 1.0);
+}
+
 TEST_CASE("GPU: RoPE in both forms and layouts, and LongRoPE with its factors copied to the device, at odd shapes and positions") {
   if (cuda_or_skip() == nullptr) return;
   const Tensor short_factor = random({3}, DType::float32, 11);

@@ -253,6 +253,8 @@ class MoeExpertsKernel final : public ops::MoEExpertsFwdOp::MoeExperts::Impl<Gpu
 
  private:
   FaultRecord* faults_;
+};
+
 // One thread per output element, NCHW.
 class MaxPool2dKernel final : public ops::MaxPool2dFwdOp::MaxPool2d::Impl<GpuFloatKernel> {
  public:

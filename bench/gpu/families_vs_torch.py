@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""FusedMoEFwdOp against PyTorch on one GPU, in one process, on the same tensors, and prints a
-Markdown table.
+"""The mixture-of-experts, pooling and RoPE ops against PyTorch on one GPU, in one process, on
+the same tensors, and prints Markdown tables.
 
+FusedMoEFwdOp:
 Shapes: Mixtral-8x7B (8 experts, top 2, hidden 4096, intermediate 14336, renormalised softmax)
 and DeepSeek-V2-Lite (64 experts, top 6, hidden 2048, intermediate 1408, softmax), bfloat16, at
 1, 32 and 2048 tokens. PyTorch runs the same computation two ways: the per-expert loop of
@@ -11,10 +12,18 @@ PyTorch has it, torch._grouped_mm over the routes sorted by expert. The weights 
 the experts the tokens pick: "of copy" is those bytes (plus the activations) over the time, as a
 share of this run's device-to-device copy bandwidth.
 
-Usage: moe_vs_torch.py [--markdown OUT.md]   (tileops from PYTHONPATH, TILEOPS_LIBRARY set)
+MaxPool2dFwdOp and AvgPool2dFwdOp at ResNet-50's pools (the stem's 3x3 stride-2 max pool on
+[32, 64, 112, 112] and the final 7x7 average on [32, 2048, 7, 7]) against
+torch.nn.functional; RopeFwdOp (Llama-3.1-8B queries, 2048 tokens) and LongRoPEFwdOp (Phi-3-mini
+queries, 8192 tokens, the long factors) against the rotation written in PyTorch with the cos and
+sin tables computed once outside the timed call. These are memory-bound: "of copy" is the bytes
+read and written over the time, as a share of the copy bandwidth.
+
+Usage: families_vs_torch.py [--markdown OUT.md]   (tileops from PYTHONPATH, TILEOPS_LIBRARY set)
 """
 import argparse
 import datetime
+import math
 import os
 import sys
 
@@ -69,6 +78,63 @@ def torch_grouped(x, logits, w_gate_up_t, w_down_t, top_k, renormalize):
     y = torch.zeros(x.shape, device=x.device, dtype=torch.float32)
     y.index_add_(0, rows, out.float() * weights.flatten()[order, None])
     return y.to(x.dtype)
+
+
+def memory_bound_rows(copy):
+    g = torch.Generator(device="cuda").manual_seed(11)
+    rows = []
+
+    def row(name, shape, dtype, mine, theirs, bytes_):
+        want = theirs()
+        got = mine()
+        diff = (got.float() - want.float()).abs().max().item()
+        ms = time_calls(lambda i: mine(), 1)
+        torch_ms = time_calls(lambda i: theirs(), 1)
+        gbps = bytes_ / (ms * 1e-3) / 1e9
+        rows.append(f"| {name} | {shape} | {str(dtype)[6:]} | {ms:.4f} | {100 * gbps / copy:.0f}% | {torch_ms:.4f} | "
+                    f"{torch_ms / ms:.2f} | {diff:.2e} |")
+        print(rows[-1], flush=True)
+
+    for dtype in (torch.bfloat16, torch.float32):
+        x = torch.randn(32, 64, 112, 112, device="cuda", generator=g).to(dtype)
+        max_pool = tileops.ops.MaxPool2dFwdOp(kernel_size=3, stride=2, padding=1)
+        out = 32 * 64 * 56 * 56
+        row("max_pool2d 3x3 s2 p1", "[32, 64, 112, 112]", dtype, lambda: max_pool(x),
+            lambda: F.max_pool2d(x, 3, 2, 1), (x.numel() + out) * x.element_size())
+        x = torch.randn(32, 2048, 7, 7, device="cuda", generator=g).to(dtype)
+        avg_pool = tileops.ops.AvgPool2dFwdOp(kernel_size=7)
+        row("avg_pool2d 7x7", "[32, 2048, 7, 7]", dtype, lambda: avg_pool(x), lambda: F.avg_pool2d(x, 7),
+            (x.numel() + 32 * 2048) * x.element_size())
+
+    def rotate_half(x, cos, sin):
+        half = x.shape[-1] // 2
+        rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+        return (x * cos + rotated * sin).to(x.dtype)
+
+    def tables(seq, dim, theta, factors=None, scale=1.0):
+        inv_freq = theta ** (-torch.arange(0, dim, 2, device="cuda", dtype=torch.float32) / dim)
+        if factors is not None:
+            inv_freq = inv_freq / factors.cuda()
+        angle = torch.arange(seq, device="cuda", dtype=torch.float32)[:, None] * inv_freq[None, :]
+        angle = torch.cat((angle, angle), dim=-1)[None, :, None, :]
+        return torch.cos(angle) * scale, torch.sin(angle) * scale
+
+    x = torch.randn(1, 2048, 32, 128, device="cuda", generator=g).bfloat16()
+    cos, sin = tables(2048, 128, 500000.0)
+    rope = tileops.ops.RopeFwdOp(theta=500000.0)
+    row("rope llama3-8b q", "[1, 2048, 32, 128]", x.dtype, lambda: rope(x), lambda: rotate_half(x, cos, sin),
+        2 * x.numel() * x.element_size())
+    long_factor = torch.linspace(1.0, 8.0, 48)
+    short_factor = torch.ones(48)
+    x = torch.randn(1, 8192, 32, 96, device="cuda", generator=g).bfloat16()
+    scale = math.sqrt(1 + math.log(131072 / 4096) / math.log(4096))
+    cos, sin = tables(8192, 96, 10000.0, long_factor, scale)
+    long_rope = tileops.ops.LongRoPEFwdOp(theta=10000.0, input_layout="BSHD", max_position_embeddings=131072,
+                                          original_max_position_embeddings=4096, short_factor=short_factor,
+                                          long_factor=long_factor)
+    row("long_rope phi3-mini q", "[1, 8192, 32, 96]", x.dtype, lambda: long_rope(x),
+        lambda: rotate_half(x, cos, sin), 2 * x.numel() * x.element_size())
+    return rows
 
 
 def copy_gbps():
@@ -127,6 +193,14 @@ def main():
             print(lines[-1], flush=True)
         del w_gate_up, w_down, w_gate_up_t, w_down_t
         torch.cuda.empty_cache()
+    lines += [
+        "",
+        "Pooling and RoPE (memory-bound) against PyTorch:",
+        "",
+        "| op | shape | dtype | tileops ms | of copy | torch ms | torch / tileops | max abs diff |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    lines += memory_bound_rows(copy)
     text = "\n".join(lines) + "\n"
     if args.markdown:
         with open(args.markdown, "w") as f:
