@@ -118,7 +118,8 @@ TEST_CASE("GPU: FusedMoE and the shared-expert form match the reference end to e
     FusedMoEFwdOp fast(4, "sigmoid", true, 2.446);
     FusedMoEFwdOp reference(4, "sigmoid", true, 2.446, "silu_and_mul", std::string(REFERENCE));
     check_outputs(fast.call(CallArgs(to_gpu(host))), reference.call(CallArgs(host)));
-    const std::vector<Tensor> shared{host[0], host[1], host[2], host[3], random({48, 64}, dt, 6), random({64, 24}, dt, 7)};
+    const std::vector<Tensor> shared{host[0], host[1], host[2],          host[3],
+                                     random({48, 64}, dt, 6), random({64, 24}, dt, 7), Tensor()};
     FusedMoESharedExpertFwdOp fast_shared(6);
     FusedMoESharedExpertFwdOp reference_shared(6, "softmax", false, 1.0, "silu_and_mul", std::string(REFERENCE));
     check_outputs(fast_shared.call(CallArgs(to_gpu(shared))), reference_shared.call(CallArgs(shared)));
