@@ -1,7 +1,6 @@
 #include "moe_kernels.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "cpu_kernels.hpp"
@@ -10,17 +9,6 @@
 
 namespace tileops::cpu {
 namespace {
-
-// d [m, n] = a [m, k] times b^T, b stored [n, k]; all of dtype.
-void times_transposed(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const void* a, const void* b,
-                      void* d) {
-  if (!dot_rows_refusal(dtype, m, false, true)) {
-    dot_rows_gemm(dtype, m, n, k, a, k, b, k, d, n);
-    return;
-  }
-  if (const auto reason = blas_refusal(dtype, m, n, k)) throw ValueError("cpu_moe_experts: " + *reason);
-  gemm(dtype, m, n, k, a, k, false, b, k, true, d, n);
-}
 
 float element(DType dtype, const void* base, std::int64_t i) {
   switch (dtype) {
@@ -35,6 +23,33 @@ void store(DType dtype, void* base, std::int64_t i, float v) {
     case DType::float16: static_cast<Half*>(base)[i] = Half(v); break;
     case DType::bfloat16: static_cast<BFloat16*>(base)[i] = BFloat16(v); break;
     default: static_cast<float*>(base)[i] = v;
+  }
+}
+
+// Rows [first, first + count) of a [rows, k] matrix of dtype, as float32.
+void rows_as_float(DType dtype, const void* m, std::int64_t k, std::int64_t first, std::int64_t count, float* out) {
+  for (std::int64_t i = 0; i < count * k; ++i) out[i] = element(dtype, m, first * k + i);
+}
+
+// d [m, n] = a [m, k] times b^T with b stored [n, k] in dtype, all in float32: float32 weights
+// go to sgemm as they are, others are converted a block of kBlockRows rows at a time.
+void times_transposed(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const void* b,
+                      float* d, std::vector<float>& block) {
+  if (const auto reason = blas_refusal(DType::float32, m, n, k)) throw ValueError("cpu_moe_experts: " + *reason);
+  if (dtype == DType::float32) {
+    gemm(DType::float32, m, n, k, a, k, false, b, k, true, d, n);
+    return;
+  }
+  constexpr std::int64_t kBlockRows = 256;
+  block.resize(static_cast<std::size_t>(std::min(n, kBlockRows) * k));
+  std::vector<float> part(static_cast<std::size_t>(m * std::min(n, kBlockRows)));
+  for (std::int64_t first = 0; first < n; first += kBlockRows) {
+    const std::int64_t rows = std::min(kBlockRows, n - first);
+    rows_as_float(dtype, b, k, first, rows, block.data());
+    gemm(DType::float32, m, rows, k, a, k, false, block.data(), k, true, part.data(), rows);
+    for (std::int64_t i = 0; i < m; ++i) {
+      std::copy_n(part.data() + i * rows, rows, d + i * n + first);
+    }
   }
 }
 
@@ -62,33 +77,32 @@ Tensor MoeExpertsKernel::forward(const Tensor& hidden_states, const Tensor& topk
   std::vector<std::int64_t> fill(offsets.begin(), offsets.end() - 1);
   for (std::int64_t r = 0; r < routes; ++r) order[fill[ids[r]]++] = r;
 
-  std::vector<std::byte> gathered(static_cast<std::size_t>(largest * hidden * elem));
-  std::vector<std::byte> gate_up(static_cast<std::size_t>(largest * 2 * inter * elem));
-  std::vector<std::byte> act(static_cast<std::size_t>(largest * inter * elem));
-  std::vector<std::byte> out(static_cast<std::size_t>(largest * hidden * elem));
+  std::vector<float> gathered(static_cast<std::size_t>(largest * hidden));
+  std::vector<float> gate_up(static_cast<std::size_t>(largest * 2 * inter));
+  std::vector<float> act(static_cast<std::size_t>(largest * inter));
+  std::vector<float> out(static_cast<std::size_t>(largest * hidden));
+  std::vector<float> block;
   std::vector<float> sum(static_cast<std::size_t>(rows * hidden), 0.0f);
-  const auto* x = static_cast<const std::byte*>(hidden_states.data_ptr());
   const auto* gu = static_cast<const std::byte*>(w_gate_up.data_ptr());
   const auto* dn = static_cast<const std::byte*>(w_down.data_ptr());
   for (std::int64_t e = 0; e < experts; ++e) {
     const std::int64_t first = offsets[e], n = offsets[e + 1] - first;
     if (n == 0) continue;
     for (std::int64_t j = 0; j < n; ++j) {
-      std::memcpy(gathered.data() + j * hidden * elem, x + order[first + j] / k * hidden * elem,
-                  static_cast<std::size_t>(hidden * elem));
+      rows_as_float(dtype, hidden_states.data_ptr(), hidden, order[first + j] / k, 1, gathered.data() + j * hidden);
     }
-    times_transposed(dtype, n, 2 * inter, hidden, gathered.data(), gu + e * 2 * inter * hidden * elem,
-                     gate_up.data());
+    times_transposed(dtype, n, 2 * inter, hidden, gathered.data(), gu + e * 2 * inter * hidden * elem, gate_up.data(),
+                     block);
     if (call_.activation == ExpertActivation::gelu_and_mul) {
-      gelu_and_mul(dtype, n, inter, gate_up.data(), act.data(), false);
+      gelu_and_mul(DType::float32, n, inter, gate_up.data(), act.data(), false);
     } else {
-      silu_and_mul(dtype, n, inter, gate_up.data(), act.data());
+      silu_and_mul(DType::float32, n, inter, gate_up.data(), act.data());
     }
-    times_transposed(dtype, n, hidden, inter, act.data(), dn + e * hidden * inter * elem, out.data());
+    times_transposed(dtype, n, hidden, inter, act.data(), dn + e * hidden * inter * elem, out.data(), block);
     for (std::int64_t j = 0; j < n; ++j) {
       const std::int64_t r = order[first + j];
       float* row = sum.data() + r / k * hidden;
-      for (std::int64_t h = 0; h < hidden; ++h) row[h] += weights[r] * element(dtype, out.data(), j * hidden + h);
+      for (std::int64_t h = 0; h < hidden; ++h) row[h] += weights[r] * out[j * hidden + h];
     }
   }
   Tensor y = Tensor::empty({rows, hidden}, dtype, hidden_states.device());

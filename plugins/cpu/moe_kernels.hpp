@@ -6,11 +6,11 @@
 
 namespace tileops::cpu {
 
-// Routes grouped by expert; per expert the gathered rows times its gate/up weights (the
-// register-converting dot-row GEMM for up to eight half-precision rows, OpenBLAS otherwise),
-// the activation, times its down weights, then each token's weighted sum in float32. The gated
-// product is rounded to the call's dtype between the GEMMs, as a PyTorch loop over experts does.
-// Throws ValueError when a product's sizes exceed the 32-bit BLAS index range.
+// Routes grouped by expert; per expert the gathered rows times its gate/up weights (OpenBLAS
+// sgemm; half-precision weights converted to float32 a block of rows at a time), the
+// activation, times its down weights, then each token's weighted sum: float32 from the
+// gathered rows to the sum, rounded once into y, as the interface asks. Throws ValueError when a
+// product's sizes exceed the 32-bit BLAS index range.
 class MoeExpertsKernel final : public ops::MoEExpertsFwdOp::MoeExperts::Impl<CpuFloatKernel> {
  public:
   using Impl::Impl;
