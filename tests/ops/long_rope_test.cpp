@@ -127,10 +127,11 @@ namespace {
 class FactorRecorder final : public Kernel, public ops::LongRoPEFwdOp::Rope {
  public:
   static constexpr DeviceTypes devices{"rope_t"};
-  static inline std::vector<Tensor> seen;
+  static inline std::vector<Tensor> seen;  // short, long, short, long, ...
   explicit FactorRecorder(const Call&) {}
-  Tensor forward(const Tensor& x, const Tensor&, const Tensor& factors) override {
-    seen.push_back(factors);
+  Tensor forward(const Tensor& x, const Tensor&, const Tensor& short_factor, const Tensor& long_factor) override {
+    seen.push_back(short_factor);
+    seen.push_back(long_factor);
     return Tensor::zeros(x.shape(), x.dtype(), x.device());
   }
 };
@@ -148,10 +149,12 @@ TEST_CASE("construction tensor present on the call device: the factors are copie
   const Tensor x = Tensor::zeros({1, 5, 1, 4}, DType::float32).to(device);
   op(x);
   op(x);
-  REQUIRE(FactorRecorder::seen.size() == 2);
+  REQUIRE(FactorRecorder::seen.size() == 4);
   CHECK(FactorRecorder::seen[0].device() == device);
-  CHECK(FactorRecorder::seen[0].to_doubles() == kLong);
-  CHECK(FactorRecorder::seen[1].data_ptr() == FactorRecorder::seen[0].data_ptr());  // kept, not copied again
+  CHECK(FactorRecorder::seen[1].device() == device);
+  CHECK(FactorRecorder::seen[0].to_doubles() == kShort);
+  CHECK(FactorRecorder::seen[1].to_doubles() == kLong);
+  CHECK(FactorRecorder::seen[3].data_ptr() == FactorRecorder::seen[1].data_ptr());  // kept, not copied again
   CHECK(std::get<Tensor>(op.params().at("long_factor")).device() == Device::cpu());
   CHECK(std::get<Tensor>(op.params().at("long_factor")).data_ptr() == long_factor.data_ptr());
 }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -68,8 +69,16 @@ Tensor RopeInterleavedFwdOp::Rope::forward(const Tensor& x, const Tensor& positi
   return rotate(x, positions, factors, rotation_of(call_));
 }
 
-Tensor LongRoPEFwdOp::Rope::forward(const Tensor& x, const Tensor& positions, const Tensor& factors) {
-  return rotate(x, positions, factors, rotation_of(call_));
+// The reference runs on the host, where positions can be read directly.
+Tensor LongRoPEFwdOp::Rope::forward(const Tensor& x, const Tensor& positions, const Tensor& short_factor,
+                                    const Tensor& long_factor) {
+  const RopeRotation r = rotation_of(call_);
+  std::int64_t length = x.shape()[r.heads_first ? 2 : 1];
+  if (positions.defined()) {
+    const std::int64_t* p = positions.data<std::int64_t>();
+    length = positions.numel() == 0 ? 0 : *std::max_element(p, p + positions.numel()) + 1;
+  }
+  return rotate(x, positions, length > call_.original_max_positions ? long_factor : short_factor, r);
 }
 
 }  // namespace tileops::ref

@@ -72,7 +72,8 @@ class RopeInterleavedKernel final : public ops::RopeInterleavedFwdOp::Rope::Impl
 class LongRopeKernel final : public ops::LongRoPEFwdOp::Rope::Impl<GpuFloatKernel> {
  public:
   using Impl::Impl;
-  Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& factors) override;
+  Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& short_factor,
+                 const Tensor& long_factor) override;
 };
 
 class SiluAndMulKernel final : public ops::SiluAndMulFwdOp::SiluAndMul::Impl<GpuFloatKernel> {

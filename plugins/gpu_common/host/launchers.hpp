@@ -90,6 +90,9 @@ void launch_gelu_and_mul(const GeluAndMulArgs& args, void* stream);
 // factors[i] (factors a float32 device array of half, or null for ones), c = scale cos(angle)
 // and sn = scale sin(angle), the pair (a, b) becomes (a c - b sn, b c + a sn). The pair is
 // (i, i + half), or (2i, 2i + 1) when interleaved.
+// With long_factors (a float32 device array of half) and positions, the device picks the
+// factors: long_factors when the largest position + 1 exceeds long_after, else factors; the
+// choice goes through `choice`, one int32 of device memory the caller owns for the launch.
 struct RopeArgs {
   const void* x;
   const std::int64_t* positions;
@@ -104,6 +107,9 @@ struct RopeArgs {
   double log2_theta;
   double scale;
   DType dtype;  // float32, float16 or bfloat16
+  const float* long_factors = nullptr;
+  std::int64_t long_after = 0;
+  std::int32_t* choice = nullptr;
 };
 void launch_rope(const RopeArgs& args, void* stream);
 

@@ -2,7 +2,8 @@
 // (DeviceGraph) replays like the eager calls, reads the buffers it was recorded with, runs on
 // the caller's stream, and survives a trip through JSON; a recorded call that would build a
 // kernel, wait for the device or allocate outside the stream-ordered pool fails the capture
-// with a clear error and leaves the device usable.
+// with a clear error and leaves the device usable. LongRoPE, whose factors depend on the
+// positions' values, picks them on the device and so records too.
 #include <cuda_runtime_api.h>
 #include <doctest/doctest.h>
 
@@ -15,6 +16,7 @@
 #include "tileops/graph.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/rms_norm.hpp"
+#include "tileops/ops/rope.hpp"
 #include "tileops/ops/swiglu_mlp.hpp"
 #include "tileops/stream.hpp"
 #include "tileops/testing.hpp"
@@ -179,4 +181,25 @@ TEST_CASE("GPU: an allocation outside the stream-ordered pool breaks the recordi
   cudaGetLastError();
   if (raw != nullptr) cudaFree(raw);
   CHECK(norm(x).to_doubles().size() == 4 * 512);
+}
+
+TEST_CASE("GPU: LongRoPE picks its factors from device positions on the device, so it records, and replays follow new positions") {
+  if (cuda_or_skip() == nullptr) return;
+  const Tensor short_factor = Tensor::from_doubles(std::vector<double>{1.0, 2.0, 3.0}, {3}, DType::float32);
+  const Tensor long_factor = Tensor::from_doubles(std::vector<double>{4.0, 8.0, 16.0}, {3}, DType::float32);
+  LongRoPEFwdOp op(10000.0, "BSHD", 64, 8, short_factor, long_factor);
+  LongRoPEFwdOp reference(10000.0, "BSHD", 64, 8, short_factor, long_factor, std::string(REFERENCE));
+  const Tensor x = random_on_gpu({2, 4, 3, 6}, DType::float32, 8);
+  const Tensor positions = Tensor::from_doubles(std::vector<double>{0, 1, 2, 3}, {4}, DType::int64).to(kGpu);
+  op(x, positions);
+  DeviceGraph recorded = DeviceGraph::capture(kGpu, [&] { return std::vector<Tensor>{op(x, positions)}; });
+  const Tensor x_host = x.to(Device::cpu());
+  for (const std::vector<double>& p : {std::vector<double>{0, 1, 2, 3}, std::vector<double>{20, 21, 22, 23}}) {
+    CAPTURE(p[0]);
+    const Tensor host_positions = Tensor::from_doubles(p, {4}, DType::int64);
+    positions.copy_from(host_positions.to(kGpu));
+    recorded.replay();
+    const Tensor want = reference(x_host, host_positions);
+    CHECK(testing::compare(recorded.outputs()[0].to(Device::cpu()), want).ok);
+  }
 }
