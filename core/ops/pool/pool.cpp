@@ -15,8 +15,8 @@ Tensor pooled_output(const Tensor& x, std::int64_t out_h, std::int64_t out_w) {
 }  // namespace
 
 // The base constructor has checked the parameters' types and, through the manifest's let
-// entries, that every list holds 2 values; each call's signature check applies the size rules
-// (positive sizes, padding at most half the kernel) before forward reads these.
+// entries, that every list holds 2 values and the size rules (positive sizes, padding at most
+// half the kernel) hold.
 void MaxPool2dFwdOp::derive() {
   derived_.kernel_h = pool::per_dim(kernel_size(), 0, "kernel_size");
   derived_.kernel_w = pool::per_dim(kernel_size(), 1, "kernel_size");

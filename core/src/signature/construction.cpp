@@ -91,12 +91,14 @@ ConstructionState CompiledPlan::check_construction(const ParamMap& given) const 
   if (!held.empty()) {
     select_branches(f, true);
     unify_tensors({held.data(), held.size()}, f);
-    for (std::size_t i = 0; i < rules_.size(); ++i) {
-      const Rule& r = rules_[i];
-      const bool reads_inputs = std::any_of(r.expr.tensors.begin(), r.expr.tensors.end(),
-                                            [this](int t) { return tensors_[static_cast<std::size_t>(t)].role != TensorRole::Construction; });
-      if (!r.params_only && !reads_inputs && rule_ready(r, f)) check_rule(i, f);
-    }
+  }
+  // Rules over let entries that the parameters (and construction tensors) already settle, such
+  // as a pooling window's per-axis sizes, fail here rather than at the first call.
+  for (std::size_t i = 0; i < rules_.size(); ++i) {
+    const Rule& r = rules_[i];
+    const bool reads_inputs = std::any_of(r.expr.tensors.begin(), r.expr.tensors.end(),
+                                          [this](int t) { return tensors_[static_cast<std::size_t>(t)].role != TensorRole::Construction; });
+    if (!r.params_only && !reads_inputs && rule_ready(r, f)) check_rule(i, f);
   }
 
   st.slots.reserve(slots_.size());
