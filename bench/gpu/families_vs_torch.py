@@ -19,7 +19,8 @@ queries, 8192 tokens, the long factors) against the rotation written in PyTorch 
 sin tables computed once outside the timed call. These are memory-bound: "of copy" is the bytes
 read and written over the time, as a share of the copy bandwidth.
 
-Usage: families_vs_torch.py [--markdown OUT.md]   (tileops from PYTHONPATH, TILEOPS_LIBRARY set)
+Usage: families_vs_torch.py [--markdown OUT.md] [--part moe|memory]   (tileops from PYTHONPATH,
+TILEOPS_LIBRARY set; --part runs one of the two tables)
 """
 import argparse
 import datetime
@@ -147,6 +148,7 @@ def copy_gbps():
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--markdown")
+    parser.add_argument("--part", choices=["moe", "memory"])
     args = parser.parse_args()
     copy = copy_gbps()
     has_grouped = hasattr(torch, "_grouped_mm")
@@ -159,7 +161,7 @@ def main():
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     g = torch.Generator(device="cuda").manual_seed(7)
-    for name, experts, top_k, hidden, inter, renormalize in MODELS:
+    for name, experts, top_k, hidden, inter, renormalize in MODELS if args.part != "memory" else []:
         w_gate_up = (torch.randn(experts, 2 * inter, hidden, device="cuda", generator=g) * 0.02).bfloat16()
         w_down = (torch.randn(experts, hidden, inter, device="cuda", generator=g) * 0.02).bfloat16()
         w_gate_up_t = w_gate_up.transpose(1, 2).contiguous() if has_grouped else None
@@ -200,7 +202,8 @@ def main():
         "| op | shape | dtype | tileops ms | of copy | torch ms | torch / tileops | max abs diff |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
-    lines += memory_bound_rows(copy)
+    if args.part != "moe":
+        lines += memory_bound_rows(copy)
     text = "\n".join(lines) + "\n"
     if args.markdown:
         with open(args.markdown, "w") as f:

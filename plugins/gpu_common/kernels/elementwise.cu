@@ -59,7 +59,7 @@ __global__ void act_and_mul_kernel(const T* __restrict__ x, T* __restrict__ y, s
         Pack<T, kVec> o;
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          o.v[e] = store_as<T>(act(to_float(g[k].v[e])) * to_float(u[k].v[e]));
+          o.v[e] = store_as<T>(act.template apply<T>(to_float(g[k].v[e])) * to_float(u[k].v[e]));
         }
         store_pack(y + row * n + p * kVec, o);
       }
@@ -67,8 +67,18 @@ __global__ void act_and_mul_kernel(const T* __restrict__ x, T* __restrict__ y, s
   }
 }
 
+// Whether results are rounded to 16 bits, so that an activation may use the hardware's
+// approximate exp and division (a few float ulps) instead of the exactly rounded ones.
+template <class T>
+inline constexpr bool kRoundedTo16Bits = sizeof(T) == 2;
+
+// act.apply<T>(gate) for a result in T.
 struct SiluGate {
-  __device__ float operator()(float v) const { return v / (1.0f + __expf(-v)); }
+  template <class T>
+  __device__ float apply(float v) const {
+    if constexpr (kRoundedTo16Bits<T>) return __fdividef(v, 1.0f + __expf(-v));
+    else return v / (1.0f + __expf(-v));
+  }
 };
 
 // --- Add, a and b alike: each thread takes kUnroll packs blockDim.x apart per block tile.
@@ -186,11 +196,13 @@ constexpr float kGeluNegligible = -16.0f;
 
 __device__ __forceinline__ float gelu_erf(float x) { return x < kGeluNegligible ? -0.0f : x * normcdff(x); }
 
+// kFast: approximate exp and division, for results rounded to 16 bits.
+template <bool kFast>
 __device__ __forceinline__ float gelu_tanh(float x) {
   if (x < kGeluNegligible) return -0.0f;
   const float two_u = 1.5957691216057308f * x * fmaf(0.044715f * x, x, 1.0f);
-  const float e = expf(-fabsf(two_u));
-  const float r = 1.0f / (1.0f + e);
+  const float e = kFast ? __expf(-fabsf(two_u)) : expf(-fabsf(two_u));
+  const float r = kFast ? __fdividef(1.0f, 1.0f + e) : 1.0f / (1.0f + e);
   return x * (two_u >= 0.0f ? r : e * r);
 }
 
@@ -198,16 +210,22 @@ template <bool kTanh>
 struct GeluOp {
   template <class T>
   __device__ T operator()(T v) const {
-    return store_as<T>(kTanh ? gelu_tanh(to_float(v)) : gelu_erf(to_float(v)));
+    return store_as<T>(kTanh ? gelu_tanh<kRoundedTo16Bits<T>>(to_float(v)) : gelu_erf(to_float(v)));
   }
 };
 
 // The gate activations of GeluAndMul: the same forms as GeluOp.
 struct GeluErfGate {
-  __device__ float operator()(float v) const { return gelu_erf(v); }
+  template <class T>
+  __device__ float apply(float v) const {
+    return gelu_erf(v);
+  }
 };
 struct GeluTanhGate {
-  __device__ float operator()(float v) const { return gelu_tanh(v); }
+  template <class T>
+  __device__ float apply(float v) const {
+    return gelu_tanh<kRoundedTo16Bits<T>>(v);
+  }
 };
 
 // --- ALiBi: blockIdx.y walks the (head, query) rows, x walks packs of a row.

@@ -1,5 +1,6 @@
-// Embedding lookup: one thread per 16-byte chunk (or element) of an output row, each reading its
-// id and checking it against the vocabulary before it reads the weight row.
+// Embedding lookup: a block copies whole rows, its threads the 16-byte chunks (or elements) of
+// a row kUnroll at a time, all loads of a group issued before its stores. Each row's id is read
+// once and checked against the vocabulary before the weight row is read.
 #include "../host/embedding_launcher.hpp"
 #include "launch.cuh"
 #include "report_fault.cuh"
@@ -8,30 +9,44 @@ namespace tileops::gpu {
 namespace {
 
 constexpr int kThreads = 256;
+constexpr int kUnroll = 4;
 
 // W: the unit moved (a 16-byte pack or one element's bits); I: the id type.
 template <class W, class I>
 __global__ void embedding_kernel(EmbeddingArgs a, std::int64_t units_per_row) {
-  const std::int64_t total = a.count * units_per_row;
-  for (std::int64_t i = global_thread(); i < total; i += grid_threads()) {
-    const std::int64_t row = i / units_per_row;
-    const std::int64_t unit = i - row * units_per_row;
+  const W* __restrict__ weight = static_cast<const W*>(a.weight);
+  W* __restrict__ y = static_cast<W*>(a.y);
+  for (std::int64_t row = blockIdx.x; row < a.count; row += gridDim.x) {
     const std::int64_t id = static_cast<const I*>(a.ids)[row];
-    W value{};
+    W* out = y + row * units_per_row;
     if (id < 0 || id >= a.vocab) {
-      if (unit == 0) report_fault(a.faults, FaultSource::embedding, FaultKind::id, row, 0, id, 0, a.vocab - 1);
-    } else {
-      value = static_cast<const W*>(a.weight)[id * units_per_row + unit];
+      if (threadIdx.x == 0) report_fault(a.faults, FaultSource::embedding, FaultKind::id, row, 0, id, 0, a.vocab - 1);
+      for (std::int64_t u = threadIdx.x; u < units_per_row; u += blockDim.x) out[u] = W{};
+      continue;
     }
-    static_cast<W*>(a.y)[i] = value;
+    const W* in = weight + id * units_per_row;
+    for (std::int64_t base = threadIdx.x; base < units_per_row; base += kUnroll * blockDim.x) {
+      W v[kUnroll];
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        const std::int64_t u = base + k * blockDim.x;
+        if (u < units_per_row) v[k] = in[u];
+      }
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        const std::int64_t u = base + k * blockDim.x;
+        if (u < units_per_row) out[u] = v[k];
+      }
+    }
   }
 }
 
 template <class W>
 void launch_units(const EmbeddingArgs& a, std::int64_t units_per_row, NativeStream s) {
-  const unsigned blocks = blocks_for(a.count * units_per_row, kThreads);
-  if (a.index_dtype == DType::int32) embedding_kernel<W, std::int32_t><<<blocks, kThreads, 0, s>>>(a, units_per_row);
-  else embedding_kernel<W, std::int64_t><<<blocks, kThreads, 0, s>>>(a, units_per_row);
+  const unsigned blocks = blocks_for(a.count, 1);
+  const int threads = threads_for(ceil_div(units_per_row, kUnroll), kThreads);
+  if (a.index_dtype == DType::int32) embedding_kernel<W, std::int32_t><<<blocks, threads, 0, s>>>(a, units_per_row);
+  else embedding_kernel<W, std::int64_t><<<blocks, threads, 0, s>>>(a, units_per_row);
 }
 
 }  // namespace

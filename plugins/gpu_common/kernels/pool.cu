@@ -1,5 +1,7 @@
 // 2-D max and average pooling over NCHW planes: one thread per output element, consecutive
-// threads along the output row so that a warp reads neighbouring input columns.
+// threads along the output row so that a warp reads neighbouring input columns. Index
+// arithmetic runs in I, 32 bits whenever every offset fits, since 64-bit division is many
+// instructions on a GPU.
 #include <cmath>
 
 #include "../host/pool_launcher.hpp"
@@ -10,23 +12,41 @@ namespace {
 
 constexpr int kThreads = 256;
 
-template <class T>
-__global__ void max_pool2d_kernel(Pool2dArgs a) {
-  const T* __restrict__ x = static_cast<const T*>(a.x);
-  T* __restrict__ y = static_cast<T*>(a.y);
-  const std::int64_t total = a.planes * a.out_h * a.out_w;
-  for (std::int64_t k = global_thread(); k < total; k += grid_threads()) {
-    const std::int64_t j = k % a.out_w;
-    const std::int64_t i = (k / a.out_w) % a.out_h;
-    const T* plane = x + (k / (a.out_w * a.out_h)) * a.h * a.w;
-    const std::int64_t r0 = i * a.stride_h - a.padding_h;
-    const std::int64_t c0 = j * a.stride_w - a.padding_w;
+// The geometry of Pool2dArgs in the index type I.
+template <class I>
+struct Window {
+  I h, w, out_h, out_w, kernel_h, kernel_w, stride_h, stride_w, padding_h, padding_w, dilation_h, dilation_w, total;
+  explicit Window(const Pool2dArgs& a)
+      : h(static_cast<I>(a.h)),
+        w(static_cast<I>(a.w)),
+        out_h(static_cast<I>(a.out_h)),
+        out_w(static_cast<I>(a.out_w)),
+        kernel_h(static_cast<I>(a.kernel_h)),
+        kernel_w(static_cast<I>(a.kernel_w)),
+        stride_h(static_cast<I>(a.stride_h)),
+        stride_w(static_cast<I>(a.stride_w)),
+        padding_h(static_cast<I>(a.padding_h)),
+        padding_w(static_cast<I>(a.padding_w)),
+        dilation_h(static_cast<I>(a.dilation_h)),
+        dilation_w(static_cast<I>(a.dilation_w)),
+        total(static_cast<I>(a.planes * a.out_h * a.out_w)) {}
+};
+
+template <class T, class I>
+__global__ void max_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y, Window<I> a) {
+  for (I k = static_cast<I>(global_thread()); k < a.total; k += static_cast<I>(grid_threads())) {
+    const I j = k % a.out_w;
+    const I rest = k / a.out_w;
+    const I i = rest % a.out_h;
+    const T* plane = x + (rest / a.out_h) * a.h * a.w;
+    const I r0 = i * a.stride_h - a.padding_h;
+    const I c0 = j * a.stride_w - a.padding_w;
     float best = -INFINITY;
-    for (std::int64_t t = 0; t < a.kernel_h; ++t) {
-      const std::int64_t r = r0 + t * a.dilation_h;
+    for (I t = 0; t < a.kernel_h; ++t) {
+      const I r = r0 + t * a.dilation_h;
       if (r < 0 || r >= a.h) continue;
-      for (std::int64_t u = 0; u < a.kernel_w; ++u) {
-        const std::int64_t c = c0 + u * a.dilation_w;
+      for (I u = 0; u < a.kernel_w; ++u) {
+        const I c = c0 + u * a.dilation_w;
         if (c < 0 || c >= a.w) continue;
         const float v = to_float(plane[r * a.w + c]);
         if (v > best || isnan(v)) best = v;  // a NaN, once taken, is never replaced
@@ -36,29 +56,44 @@ __global__ void max_pool2d_kernel(Pool2dArgs a) {
   }
 }
 
-template <class T>
-__global__ void avg_pool2d_kernel(Pool2dArgs a) {
-  const T* __restrict__ x = static_cast<const T*>(a.x);
-  T* __restrict__ y = static_cast<T*>(a.y);
-  const std::int64_t total = a.planes * a.out_h * a.out_w;
-  for (std::int64_t k = global_thread(); k < total; k += grid_threads()) {
-    const std::int64_t j = k % a.out_w;
-    const std::int64_t i = (k / a.out_w) % a.out_h;
-    const T* plane = x + (k / (a.out_w * a.out_h)) * a.h * a.w;
+template <class T, class I>
+__global__ void avg_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y, Window<I> a, I fixed_divisor,
+                                  bool count_include_pad) {
+  for (I k = static_cast<I>(global_thread()); k < a.total; k += static_cast<I>(grid_threads())) {
+    const I j = k % a.out_w;
+    const I rest = k / a.out_w;
+    const I i = rest % a.out_h;
+    const T* plane = x + (rest / a.out_h) * a.h * a.w;
     // The window clipped to the padded input, then to x.
-    const std::int64_t r0 = i * a.stride_h - a.padding_h;
-    const std::int64_t c0 = j * a.stride_w - a.padding_w;
-    const std::int64_t r1 = min(r0 + a.kernel_h, a.h + a.padding_h);
-    const std::int64_t c1 = min(c0 + a.kernel_w, a.w + a.padding_w);
-    const std::int64_t rs = max(r0, std::int64_t{0}), re = min(r1, a.h);
-    const std::int64_t cs = max(c0, std::int64_t{0}), ce = min(c1, a.w);
+    const I r0 = i * a.stride_h - a.padding_h;
+    const I c0 = j * a.stride_w - a.padding_w;
+    const I r1 = min(r0 + a.kernel_h, a.h + a.padding_h);
+    const I c1 = min(c0 + a.kernel_w, a.w + a.padding_w);
+    const I rs = max(r0, I{0}), re = min(r1, a.h);
+    const I cs = max(c0, I{0}), ce = min(c1, a.w);
     float sum = 0.0f;
-    for (std::int64_t r = rs; r < re; ++r) {
-      for (std::int64_t c = cs; c < ce; ++c) sum += to_float(plane[r * a.w + c]);
+    for (I r = rs; r < re; ++r) {
+      for (I c = cs; c < ce; ++c) sum += to_float(plane[r * a.w + c]);
     }
-    const std::int64_t divisor =
-        a.divisor != 0 ? a.divisor : (a.count_include_pad ? (r1 - r0) * (c1 - c0) : (re - rs) * (ce - cs));
+    const I divisor = fixed_divisor != 0 ? fixed_divisor : (count_include_pad ? (r1 - r0) * (c1 - c0) : (re - rs) * (ce - cs));
     y[k] = store_as<T>(sum / static_cast<float>(divisor));
+  }
+}
+
+// Runs body(Window<I>) with I = int32 when every offset of x and y and every window position
+// fits in it, else int64.
+template <class Body>
+void with_index_type(const Pool2dArgs& a, Body body) {
+  // In double: the sizes are bounded by the signature check, their products here need not be.
+  constexpr double kLimit = 1 << 30;
+  const auto d = [](std::int64_t v) { return static_cast<double>(v); };
+  const double reach_h = d(a.h) + d(a.padding_h) + d(a.kernel_h) * d(a.dilation_h) + d(a.out_h) * d(a.stride_h);
+  const double reach_w = d(a.w) + d(a.padding_w) + d(a.kernel_w) * d(a.dilation_w) + d(a.out_w) * d(a.stride_w);
+  if (d(a.planes) * d(a.h) * d(a.w) < kLimit && d(a.planes) * d(a.out_h) * d(a.out_w) < kLimit &&
+      reach_h * reach_w < kLimit) {
+    body(Window<std::int32_t>(a));
+  } else {
+    body(Window<std::int64_t>(a));
   }
 }
 
@@ -68,7 +103,11 @@ void launch_max_pool2d(const Pool2dArgs& a, void* stream) {
   const std::int64_t total = a.planes * a.out_h * a.out_w;
   if (total == 0) return;
   with_float_type(a.dtype, "max_pool2d", [&](auto tag) {
-    max_pool2d_kernel<decltype(tag)><<<blocks_for(total, kThreads), kThreads, 0, native_stream(stream)>>>(a);
+    using T = decltype(tag);
+    with_index_type(a, [&](auto window) {
+      max_pool2d_kernel<<<blocks_for(total, kThreads), kThreads, 0, native_stream(stream)>>>(
+          static_cast<const T*>(a.x), static_cast<T*>(a.y), window);
+    });
   });
   check_launch("max_pool2d");
 }
@@ -77,7 +116,12 @@ void launch_avg_pool2d(const Pool2dArgs& a, void* stream) {
   const std::int64_t total = a.planes * a.out_h * a.out_w;
   if (total == 0) return;
   with_float_type(a.dtype, "avg_pool2d", [&](auto tag) {
-    avg_pool2d_kernel<decltype(tag)><<<blocks_for(total, kThreads), kThreads, 0, native_stream(stream)>>>(a);
+    using T = decltype(tag);
+    with_index_type(a, [&](auto window) {
+      using I = decltype(window.total);
+      avg_pool2d_kernel<<<blocks_for(total, kThreads), kThreads, 0, native_stream(stream)>>>(
+          static_cast<const T*>(a.x), static_cast<T*>(a.y), window, static_cast<I>(a.divisor), a.count_include_pad);
+    });
   });
   check_launch("avg_pool2d");
 }

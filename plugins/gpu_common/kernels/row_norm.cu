@@ -187,65 +187,102 @@ struct RowNormLauncher {
 };
 
 // residual += x, rounded to T and stored, then y from the stored values; one block per row at
-// a time. Each thread reads back, in the second pass, only the elements it stored in the first,
-// so the passes need no barrier between them beyond the reduction's. x may be residual itself:
-// neither pointer is __restrict__.
-template <class T, int kVec>
+// a time. With kPacks > 0 each thread's share of the row (at most kPacks packs) stays in
+// registers between the passes, all its loads issued before the first use; with kPacks == 0 the
+// row is streamed and each thread reads back, in the second pass, only the elements it stored
+// in the first, so the passes need no barrier between them beyond the reduction's. x may be
+// residual itself: neither pointer is __restrict__, and every element is read before the
+// thread that owns it writes it.
+template <class T, int kVec, int kPacks>
 __global__ void __launch_bounds__(1024)
     fused_add_rms_norm_kernel(const T* x, T* residual, const T* __restrict__ weight, T* __restrict__ y,
                               std::int64_t rows, std::int64_t n, float eps) {
   __shared__ float scratch[kMaxWarps];
   const float inv_n = 1.0f / static_cast<float>(n);
   const std::int64_t step = static_cast<std::int64_t>(blockDim.x) * kVec;
+  const auto add = [](const Pack<T, kVec>& a, const Pack<T, kVec>& b, float& acc) {
+    Pack<T, kVec> sum;
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) {
+      sum.v[k] = store_as<T>(to_float(a.v[k]) + to_float(b.v[k]));
+      const float stored = to_float(sum.v[k]);
+      acc += stored * stored;
+    }
+    return sum;
+  };
+  const auto normalized = [](const Pack<T, kVec>& r, const Pack<T, kVec>& w, float scale) {
+    Pack<T, kVec> out;
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) out.v[k] = store_as<T>(to_float(r.v[k]) * scale * to_float(w.v[k]));
+    return out;
+  };
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * n;
     T* rr = residual + row * n;
     T* yr = y + row * n;
     float acc = 0.0f;
-    for (std::int64_t e = threadIdx.x * kVec; e < n; e += step) {
-      const Pack<T, kVec> a = load_pack<kVec>(xr + e);
-      const Pack<T, kVec> b = load_pack<kVec>(rr + e);
-      Pack<T, kVec> sum;
+    if constexpr (kPacks > 0) {
+      Pack<T, kVec> a[kPacks], b[kPacks];
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) {
-        sum.v[k] = store_as<T>(to_float(a.v[k]) + to_float(b.v[k]));
-        const float stored = to_float(sum.v[k]);
-        acc += stored * stored;
+      for (int p = 0; p < kPacks; ++p) {
+        const std::int64_t e = threadIdx.x * kVec + p * step;
+        if (e < n) {
+          a[p] = load_pack<kVec>(xr + e);
+          b[p] = load_pack<kVec>(rr + e);
+        }
       }
-      store_pack(rr + e, sum);
-    }
-    const float scale = rsqrtf(block_reduce(acc, Add{}, 0.0f, scratch) * inv_n + eps);
-    for (std::int64_t e = threadIdx.x * kVec; e < n; e += step) {
-      const Pack<T, kVec> r = load_pack<kVec>(rr + e);
-      const Pack<T, kVec> w = load_pack<kVec>(weight + e);
-      Pack<T, kVec> out;
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) out.v[k] = store_as<T>(to_float(r.v[k]) * scale * to_float(w.v[k]));
-      store_pack(yr + e, out);
+      for (int p = 0; p < kPacks; ++p) {
+        const std::int64_t e = threadIdx.x * kVec + p * step;
+        if (e < n) {
+          a[p] = add(a[p], b[p], acc);
+          store_pack(rr + e, a[p]);
+        }
+      }
+      const float scale = rsqrtf(block_reduce(acc, Add{}, 0.0f, scratch) * inv_n + eps);
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        const std::int64_t e = threadIdx.x * kVec + p * step;
+        if (e < n) store_pack(yr + e, normalized(a[p], load_pack<kVec>(weight + e), scale));
+      }
+    } else {
+      for (std::int64_t e = threadIdx.x * kVec; e < n; e += step) {
+        store_pack(rr + e, add(load_pack<kVec>(xr + e), load_pack<kVec>(rr + e), acc));
+      }
+      const float scale = rsqrtf(block_reduce(acc, Add{}, 0.0f, scratch) * inv_n + eps);
+      for (std::int64_t e = threadIdx.x * kVec; e < n; e += step) {
+        store_pack(yr + e, normalized(load_pack<kVec>(rr + e), load_pack<kVec>(weight + e), scale));
+      }
     }
   }
 }
 
-template <bool kLayerNorm>
-void launch_row_norm(const RowNormArgs& a, void* stream, const char* name) {
-  if (a.rows == 0 || a.n == 0) return;
-  with_float_type(a.dtype, name, [&](auto tag) {
-    using T = decltype(tag);
-    constexpr int kVec = kVec16<T>;
-    const bool wide = a.n % kVec == 0 && aligned16(a.x) && aligned16(a.y) && aligned16(a.weight) && aligned16(a.bias);
-    if (wide) {
-      RowNormLauncher<T, kVec, kLayerNorm>{a, native_stream(stream)}();
-    } else {
-      RowNormLauncher<T, 1, kLayerNorm>{a, native_stream(stream)}();
-    }
-  });
-  check_launch(name);
+// A fused add + RMSNorm row of up to 4 x 1024 packs stays in registers, each thread keeping as
+// few packs as hold a block to 512 threads (at 4096 columns, blocks of 256 to 512 threads
+// measured fastest on the H200, 128 and 1024 markedly slower).
+template <class T, int kVec, int kPacks>
+void launch_fused_add_rms_norm_in_registers(const T* x, T* residual, const T* weight, T* y,
+                                            const FusedAddRmsNormArgs& a, NativeStream s) {
+  fused_add_rms_norm_kernel<T, kVec, kPacks>
+      <<<blocks_for(a.rows, 1), threads_for(ceil_div(a.n / kVec, kPacks), 1024), 0, s>>>(x, residual, weight, y,
+                                                                                         a.rows, a.n, a.eps);
 }
 
-}  // namespace
-
-void launch_rms_norm(const RowNormArgs& args, void* stream) { launch_row_norm<false>(args, stream, "rms_norm"); }
-void launch_layer_norm(const RowNormArgs& args, void* stream) { launch_row_norm<true>(args, stream, "layer_norm"); }
+template <class T, int kVec>
+void launch_fused_add_rms_norm_as(const T* x, T* residual, const T* weight, T* y, const FusedAddRmsNormArgs& a,
+                                  NativeStream s) {
+  const std::int64_t packs = a.n / kVec;
+  if (packs <= 512) {
+    launch_fused_add_rms_norm_in_registers<T, kVec, 1>(x, residual, weight, y, a, s);
+  } else if (packs <= 2 * 512) {
+    launch_fused_add_rms_norm_in_registers<T, kVec, 2>(x, residual, weight, y, a, s);
+  } else if (packs <= 4 * 1024) {
+    launch_fused_add_rms_norm_in_registers<T, kVec, 4>(x, residual, weight, y, a, s);
+  } else {
+    fused_add_rms_norm_kernel<T, kVec, 0>
+        <<<blocks_for(a.rows, 1), threads_for(packs, 1024), 0, s>>>(x, residual, weight, y, a.rows, a.n, a.eps);
+  }
+}
 
 void launch_fused_add_rms_norm(const FusedAddRmsNormArgs& a, void* stream) {
   if (a.rows == 0 || a.n == 0) return;
@@ -258,13 +295,8 @@ void launch_fused_add_rms_norm(const FusedAddRmsNormArgs& a, void* stream) {
     auto* y = static_cast<T*>(a.y);
     const NativeStream s = native_stream(stream);
     const bool wide = a.n % kVec == 0 && aligned16(x) && aligned16(residual) && aligned16(weight) && aligned16(y);
-    if (wide) {
-      fused_add_rms_norm_kernel<T, kVec><<<blocks_for(a.rows, 1), threads_for(a.n / kVec, 1024), 0, s>>>(
-          x, residual, weight, y, a.rows, a.n, a.eps);
-    } else {
-      fused_add_rms_norm_kernel<T, 1><<<blocks_for(a.rows, 1), threads_for(a.n, 1024), 0, s>>>(
-          x, residual, weight, y, a.rows, a.n, a.eps);
-    }
+    if (wide) launch_fused_add_rms_norm_as<T, kVec>(x, residual, weight, y, a, s);
+    else launch_fused_add_rms_norm_as<T, 1>(x, residual, weight, y, a, s);
   });
   check_launch("fused_add_rms_norm");
 }
