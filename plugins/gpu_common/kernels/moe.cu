@@ -1,8 +1,11 @@
 // Mixture of experts: the router (one warp per token row) and the routed experts. The experts
 // run in five steps over a workspace: count the routes per expert, scan the counts into
-// offsets, place each route in its expert's group, the gate/up GEMV with the activation (one
-// warp per intermediate column and expert, eight routes of the group at a time, so a weight
-// row is read once per eight routes), the down GEMV likewise, then each token's weighted sum.
+// offsets (and the groups' row tiles into tile starts), place each route in its expert's
+// group, the two products, then each token's weighted sum. The products are either GEMVs
+// (gate/up with the activation: one warp per intermediate column and expert, eight routes of
+// the group at a time, so a weight row is read once per eight routes; down likewise) or, for
+// float16 and bfloat16 batches with more than eight routes per expert on CUDA sm_80 and later,
+// grouped GEMMs on tensor cores over the same groups. Both keep act(gate) * up in float32.
 #include "../host/moe_launchers.hpp"
 #include "launch.cuh"
 #include "report_fault.cuh"
@@ -21,7 +24,7 @@ constexpr int kRouteMaxExperts = 4096;
 constexpr int kRoutesPerPass = 8;    // routes one warp carries through a weight row
 constexpr int kColumnsPerBlock = 4;  // warps of a GEMV block, one column each
 constexpr int kThreads = 256;
-constexpr int kTileRows = 128;  // routes of a tensor-core row tile
+constexpr int kTileRows = 128;       // routes of a tensor-core row tile
 
 // --- the router ---
 
@@ -91,13 +94,13 @@ __global__ void moe_route_kernel(MoeRouteArgs a) {
 // The workspace, carved in this order, each part 32-byte aligned so that eight floats of a
 // row are one aligned pack.
 struct ExpertsWorkspace {
-  std::int32_t* offsets;  // [experts + 1]: group e is sorted[offsets[e], offsets[e + 1])
-  std::int32_t* cursor;   // [experts]: counts, then the fill position of each group
-  std::int32_t* tile_start;  // [experts + 1]: group e's first row tile of kTileRows (tensor-core path)
-  std::int32_t* sorted;   // [routes]: the routes (m * top_k + k) grouped by expert
-  std::int32_t* slot_of;  // [routes]: a route's place in `sorted`, -1 for a refused id
-  float* act;             // [routes, inter]: act(gate) * up, by place
-  float* out;             // [routes, hidden]: the expert's output, by place
+  std::int32_t* offsets;     // [experts + 1]: group e is sorted[offsets[e], offsets[e + 1])
+  std::int32_t* cursor;      // [experts]: counts, then the fill position of each group
+  std::int32_t* tile_start;  // [experts + 1]: the tensor-core row tiles (kTileRows) before group e
+  std::int32_t* sorted;      // [routes]: the routes (m * top_k + k) grouped by expert
+  std::int32_t* slot_of;     // [routes]: a route's place in `sorted`, -1 for a refused id
+  float* act;                // [routes, inter]: act(gate) * up, by place
+  float* out;                // [routes, hidden]: the expert's output, by place
 };
 
 std::int64_t align_part(std::int64_t bytes) { return (bytes + 31) / 32 * 32; }
@@ -381,21 +384,28 @@ __device__ __forceinline__ void load_weight_tile(T* tile, std::int64_t k0, Base 
   }
 }
 
-// c[mi][j] += a[mi] b for the warp's four m16 tiles and the 16-column slices of a swizzled
-// B tile (kSlices of them, from column n), at K step ks of the stage.
-template <class T, int kSlices>
-__device__ __forceinline__ void mma_slices(float (&c)[4][2 * kSlices][4], const std::uint32_t (&a)[4][4], const T* b,
-                                           int n, int ks) {
+// The B fragments of kSlices 16-column slices of a swizzled B tile, from column n, at K step
+// ks of the stage: slice np's columns 0-7 in b[np][0..1], 8-15 in b[np][2..3].
+template <int kSlices, class T>
+__device__ __forceinline__ void load_b_slices(std::uint32_t (&b)[kSlices][4], const T* tile, int n, int ks) {
   const int lane = threadIdx.x % 32;
 #pragma unroll
   for (int np = 0; np < kSlices; ++np) {
-    std::uint32_t bf[4];
     const int key = n + np * 16 + (lane & 7) + ((lane >> 4) << 3);
-    ldmatrix_x4(bf, b + swizzled<kStepK>(key, ks * 2 + ((lane >> 3) & 1)));
+    ldmatrix_x4(b[np], tile + swizzled<kStepK>(key, ks * 2 + ((lane >> 3) & 1)));
+  }
+}
+
+// c[mi][j] += a[mi] b[j] for the warp's four m16 tiles and the n8 tiles of kSlices slices.
+template <class T, int kSlices>
+__device__ __forceinline__ void mma_slices(float (&c)[4][2 * kSlices][4], const std::uint32_t (&a)[4][4],
+                                           const std::uint32_t (&b)[kSlices][4]) {
+#pragma unroll
+  for (int np = 0; np < kSlices; ++np) {
 #pragma unroll
     for (int mi = 0; mi < 4; ++mi) {
-      mma<T>(c[mi][2 * np], a[mi], bf[0], bf[1]);
-      mma<T>(c[mi][2 * np + 1], a[mi], bf[2], bf[3]);
+      mma<T>(c[mi][2 * np], a[mi], b[np][0], b[np][1]);
+      mma<T>(c[mi][2 * np + 1], a[mi], b[np][2], b[np][3]);
     }
   }
 }
@@ -469,13 +479,16 @@ __global__ void __launch_bounds__(kMmaThreads, 1) gate_up_mma_kernel(MoeExpertsA
     const T* sb = sa + kTileRows * kStepK;
 #pragma unroll
     for (int ks = 0; ks < kStepK / 16; ++ks) {
-      std::uint32_t af[4][4];
+      // Every fragment of the step first, so that the loads overlap one another.
+      std::uint32_t af[4][4], gate_b[2][4], up_b[2][4];
 #pragma unroll
       for (int mi = 0; mi < 4; ++mi) {
         ldmatrix_x4(af[mi], sa + swizzled<kStepK>(wm * 64 + mi * 16 + (lane & 15), ks * 2 + (lane >> 4)));
       }
-      mma_slices<T, 2>(acc_gate, af, sb, wn * 32, ks);
-      mma_slices<T, 2>(acc_up, af, sb, kGateColumns + wn * 32, ks);
+      load_b_slices(gate_b, sb, wn * 32, ks);
+      load_b_slices(up_b, sb, kGateColumns + wn * 32, ks);
+      mma_slices<T>(acc_gate, af, gate_b);
+      mma_slices<T>(acc_up, af, up_b);
     }
   }
   wait_copies<0>();
@@ -548,6 +561,7 @@ __global__ void __launch_bounds__(kMmaThreads, 1) down_mma_kernel(MoeExpertsArgs
   const RowTile rt = find_row_tile(a.experts, w);
   if (rt.rows <= 0) return;
   constexpr int kStageBytes = kDownStageBytes<T>;
+  constexpr int kSlices = kDownColumns / 4 / 16;  // 16-column slices of a warp's tile
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.y) * kDownColumns;
   const T* const weights = static_cast<const T*>(a.w_down) + (rt.expert * a.hidden + n0) * a.inter;
   const float* const act = w.act + static_cast<std::int64_t>(rt.row0) * a.inter;
@@ -576,7 +590,7 @@ __global__ void __launch_bounds__(kMmaThreads, 1) down_mma_kernel(MoeExpertsArgs
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm = warp / 4, wn = warp % 4;
   const int g = lane >> 2, t = lane & 3;
-  float acc[4][8][4] = {};
+  float acc[4][2 * kSlices][4] = {};
   for (int kt = 0; kt < k_steps; ++kt) {
     wait_stage<kStages>();
     const int next = kt + kStages - 1;
@@ -586,19 +600,28 @@ __global__ void __launch_bounds__(kMmaThreads, 1) down_mma_kernel(MoeExpertsArgs
     const T* sb = reinterpret_cast<const T*>(sa + kTileRows * kStepK);
 #pragma unroll
     for (int ks = 0; ks < kStepK / 16; ++ks) {
-      std::uint32_t hi[4][4], lo[4][4];
+      // The m16n8k16 A fragment: rows g and g + 8, columns 2t and 2t + 8 (pairs), read whole
+      // before the split; one B fragment serves the high and the low part.
+      float2 av[4][4];
 #pragma unroll
       for (int mi = 0; mi < 4; ++mi) {
         const int r = wm * 64 + mi * 16 + g;
         const int k = ks * 16 + 2 * t;
-        // The m16n8k16 A fragment: rows g and g + 8, columns 2t and 2t + 8 (pairs).
-        hi[mi][0] = split2<T>(*reinterpret_cast<const float2*>(sa + swizzled_f32(r, k)), lo[mi][0]);
-        hi[mi][1] = split2<T>(*reinterpret_cast<const float2*>(sa + swizzled_f32(r + 8, k)), lo[mi][1]);
-        hi[mi][2] = split2<T>(*reinterpret_cast<const float2*>(sa + swizzled_f32(r, k + 8)), lo[mi][2]);
-        hi[mi][3] = split2<T>(*reinterpret_cast<const float2*>(sa + swizzled_f32(r + 8, k + 8)), lo[mi][3]);
+        av[mi][0] = *reinterpret_cast<const float2*>(sa + swizzled_f32(r, k));
+        av[mi][1] = *reinterpret_cast<const float2*>(sa + swizzled_f32(r + 8, k));
+        av[mi][2] = *reinterpret_cast<const float2*>(sa + swizzled_f32(r, k + 8));
+        av[mi][3] = *reinterpret_cast<const float2*>(sa + swizzled_f32(r + 8, k + 8));
       }
-      mma_slices<T, 4>(acc, hi, sb, wn * 64, ks);
-      mma_slices<T, 4>(acc, lo, sb, wn * 64, ks);
+      std::uint32_t bf[kSlices][4];
+      load_b_slices(bf, sb, wn * (kDownColumns / 4), ks);
+      std::uint32_t hi[4][4], lo[4][4];
+#pragma unroll
+      for (int mi = 0; mi < 4; ++mi) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) hi[mi][j] = split2<T>(av[mi][j], lo[mi][j]);
+      }
+      mma_slices<T>(acc, hi, bf);
+      mma_slices<T>(acc, lo, bf);
     }
   }
   wait_copies<0>();
@@ -611,8 +634,8 @@ __global__ void __launch_bounds__(kMmaThreads, 1) down_mma_kernel(MoeExpertsArgs
       if (r >= rt.rows) continue;
       float* row = w.out + static_cast<std::int64_t>(rt.row0 + r) * a.hidden + n0;
 #pragma unroll
-      for (int nj = 0; nj < 8; ++nj) {
-        const int col = wn * 64 + nj * 8 + 2 * t;
+      for (int nj = 0; nj < 2 * kSlices; ++nj) {
+        const int col = wn * (kDownColumns / 4) + nj * 8 + 2 * t;
         if (col < columns_left) {
           *reinterpret_cast<float2*>(row + col) = make_float2(acc[mi][nj][2 * half], acc[mi][nj][2 * half + 1]);
         }
@@ -699,8 +722,8 @@ void launch_mma_gemms(const MoeExpertsArgs& a, const ExpertsWorkspace& w, Native
   launch_down_mma<T, kDownStages>(a, w, s);
 }
 
-// The deepest pipelines the device's shared memory holds: 4 and 3 stages (192 KiB, sm_90 and
-// sm_100), else 3 and 2 (144 and 128 KiB, sm_80). false when not even those fit.
+// The deepest pipelines the device's shared memory holds: 4 and 3 stages (192 KiB, sm_90),
+// else 3 and 2 (144 and 128 KiB, sm_80). false when not even those fit.
 template <class T>
 bool launch_mma_for_device(const MoeExpertsArgs& a, const ExpertsWorkspace& w, NativeStream s, const MmaDevice& device) {
   if (device.shared_bytes >= std::max(4 * kGateStageBytes<T>, 3 * kDownStageBytes<T>)) {
@@ -715,10 +738,12 @@ bool launch_mma_for_device(const MoeExpertsArgs& a, const ExpertsWorkspace& w, N
 
 // Whether the grouped GEMMs on tensor cores serve a call, by its shapes alone: float16 or
 // bfloat16, hidden and inter multiples of kStepK, 16-byte aligned inputs, and on average more
-// than kRoutesPerPass routes per expert. Up to that the GEMVs read each weight row about once
+// than kRoutesPerPass routes per expert. Up to that the GEMVs read each weight row about once,
 // and decode batches (1 and 32 tokens of Mixtral-8x7B and DeepSeek-V2-Lite) stay with them;
-// beyond it they read the weights again for every eight routes, and the tensor cores were
-// measured 5 to 10 times faster (H200, bench/gpu/moe_experts_harness.cu).
+// beyond it they read the weights again for every eight routes. On an H200
+// (bench/gpu/moe_experts_harness.cu) the tensor cores were 2.1 to 2.3 times faster just past
+// the threshold and 22 to 32 times at 2048 tokens; they already won from about four routes
+// per expert, where the GEMVs were 1.2 to 2.3 times slower.
 bool mma_shapes(const MoeExpertsArgs& a, std::int64_t routes) {
   return (a.dtype == DType::bfloat16 || a.dtype == DType::float16) && a.inter > 0 && a.hidden % kStepK == 0 &&
          a.inter % kStepK == 0 && aligned16(a.x) && aligned16(a.w_gate_up) && aligned16(a.w_down) &&
