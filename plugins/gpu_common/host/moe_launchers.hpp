@@ -39,7 +39,8 @@ void launch_moe_route(const MoeRouteArgs& args, void* stream);
 // capability 8.0 or later with 144 KiB of shared memory per block, as grouped GEMMs on tensor
 // cores (mma.sync), which read them once per 128 routes. Either way the products accumulate
 // in float32 and act(gate) * up is kept in float32 (the tensor cores take it as a high and a
-// low part in `dtype`).
+// low part in `dtype`, about 16 significant bits; in float16 an |act| above 65504 overflows
+// there, where the GEMVs would keep it).
 struct MoeExpertsArgs {
   const void* x;
   const float* weights;
