@@ -29,10 +29,18 @@ void launch_moe_route(const MoeRouteArgs& args, void* stream);
 // The routed experts: y[m] = sum_k weights[m, k] * w_down[e] . act(gate) * up over the routes
 // (m, k) with e = ids[m, k] in [0, experts); an id outside is recorded in `faults` and its
 // route left out. x contiguous [rows, hidden]; w_gate_up [experts, 2 inter, hidden]; w_down
-// [experts, hidden, inter]; y [rows, hidden]; all in `dtype`. The workspace is the caller's,
-// on the device, of moe_experts_workspace_bytes(rows * top_k, experts, hidden, inter) bytes,
-// 32-byte aligned. Routes are grouped by expert so each expert's weights are read once per
-// eight routes, and only by experts some route picks.
+// [experts, hidden, inter]; y [rows, hidden]; all in `dtype`; rows * top_k < 2^31 routes
+// (ValueError otherwise). The workspace is the caller's, on the device, of
+// moe_experts_workspace_bytes(rows * top_k, experts, hidden, inter) bytes, 32-byte aligned.
+// Routes are grouped by expert and only experts some route picks read their weights. The
+// products run as GEMVs, which read an expert's weights once per eight routes, or, chosen by
+// the shapes alone (float16 or bfloat16, more than eight routes per expert on average, hidden
+// and inter multiples of 64, 16-byte aligned x and weights) on CUDA devices of compute
+// capability 8.0 or later with 144 KiB of shared memory per block, as grouped GEMMs on tensor
+// cores (mma.sync), which read them once per 128 routes. Either way the products accumulate
+// in float32 and act(gate) * up is kept in float32 (the tensor cores take it as a high and a
+// low part in `dtype`, about 16 significant bits; in float16 an |act| above 65504 overflows
+// there, where the GEMVs would keep it).
 struct MoeExpertsArgs {
   const void* x;
   const float* weights;
@@ -46,6 +54,9 @@ struct MoeExpertsArgs {
   bool gelu;
   FaultRecord* faults;
 };
+// The workspace of launch_moe_experts: the groups' offsets, counts, row tile starts, sorted
+// routes and places (int32), act [routes, inter] and the experts' outputs [routes, hidden]
+// (float32), each part rounded up to 32 bytes.
 std::int64_t moe_experts_workspace_bytes(std::int64_t routes, std::int64_t experts, std::int64_t hidden,
                                          std::int64_t inter);
 void launch_moe_experts(const MoeExpertsArgs& args, void* stream);
