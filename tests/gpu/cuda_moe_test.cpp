@@ -1,7 +1,8 @@
 // The cuda plugin's mixture-of-experts kernels against the reference kernels on the host: the
 // router over expert counts from 3 to 4096 with both scorings, the bias and renormalisation;
 // the experts at widths no vector divides and at vector widths, groups longer than one pass of
-// eight routes, experts no route picks, misaligned views; FusedMoE end to end; and an expert id
+// eight routes, experts no route picks, misaligned views; the tensor-core GEMMs of larger
+// batches over partial tiles; FusedMoE end to end; and an expert id
 // out of range in device memory, reported at the next synchronisation with its route left out.
 #include <doctest/doctest.h>
 
@@ -22,8 +23,9 @@ namespace {
 const Device kGpu = Device::parse("cuda:0");
 constexpr DType kFloats[] = {DType::float32, DType::float16, DType::bfloat16};
 
-Tensor random(const Shape& shape, DType dtype, unsigned seed) {
-  return testing::random_tensors({TensorSpec{Device::cpu(), dtype, shape}}, Device::cpu(), seed).front();
+Tensor random(std::vector<std::int64_t> shape, DType dtype, unsigned seed) {
+  return testing::random_tensors({TensorSpec{Device::cpu(), dtype, Shape(shape.begin(), shape.end())}}, Device::cpu(), seed)
+      .front();
 }
 
 Tensor random_ids(std::int64_t rows, std::int64_t k, std::int64_t experts, unsigned seed) {
@@ -103,6 +105,32 @@ TEST_CASE("GPU: the experts match the reference at odd and vector widths, long g
           MoEExpertsFwdOp reference(activation, std::string(REFERENCE));
           check_outputs(fast.call(CallArgs(to_gpu(host, shift))), reference.call(CallArgs(host)));
         }
+      }
+    }
+  }
+}
+
+TEST_CASE("GPU: the experts' tensor-core GEMMs match the reference over partial row tiles, column tiles and both activations") {
+  if (cuda_or_skip() == nullptr) return;
+  struct Shape5 {
+    std::int64_t rows, k, experts, hidden, inter;
+  };
+  // At least four routes per expert, hidden and inter multiples of 64: the grouped GEMMs serve
+  // (on sm_80 and later). Groups of a few routes to a few hundred, so row tiles of 128 end part
+  // full; inter 320 and hidden 192 leave the last column tiles part full.
+  for (const Shape5 s : {Shape5{300, 2, 8, 128, 192}, Shape5{700, 2, 4, 64, 320}, Shape5{64, 6, 64, 192, 64}}) {
+    for (DType dt : {DType::bfloat16, DType::float16}) {
+      for (const char* activation : {"silu_and_mul", "gelu_and_mul"}) {
+        CAPTURE(dtype_name(dt));
+        CAPTURE(s.rows);
+        CAPTURE(activation);
+        const std::vector<Tensor> host{random({s.rows, s.hidden}, dt, 1), random({s.rows, s.k}, DType::float32, 2),
+                                       random_ids(s.rows, s.k, s.experts, 3),
+                                       random({s.experts, 2 * s.inter, s.hidden}, dt, 4),
+                                       random({s.experts, s.hidden, s.inter}, dt, 5)};
+        MoEExpertsFwdOp fast(activation);
+        MoEExpertsFwdOp reference(activation, std::string(REFERENCE));
+        check_outputs(fast.call(CallArgs(to_gpu(host, false))), reference.call(CallArgs(host)));
       }
     }
   }

@@ -34,7 +34,7 @@ void launch_moe_route(const MoeRouteArgs& args, void* stream);
 // moe_experts_workspace_bytes(rows * top_k, experts, hidden, inter) bytes, 32-byte aligned.
 // Routes are grouped by expert and only experts some route picks read their weights. The
 // products run as GEMVs, which read an expert's weights once per eight routes, or, chosen by
-// the shapes alone (float16 or bfloat16, more than eight routes per expert on average, hidden
+// the shapes alone (float16 or bfloat16, at least four routes per expert on average, hidden
 // and inter multiples of 64, 16-byte aligned x and weights) on CUDA devices of compute
 // capability 8.0 or later with 144 KiB of shared memory per block, as grouped GEMMs on tensor
 // cores (mma.sync), which read them once per 128 routes. Either way the products accumulate

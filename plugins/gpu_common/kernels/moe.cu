@@ -4,7 +4,7 @@
 // group, the two products, then each token's weighted sum. The products are either GEMVs
 // (gate/up with the activation: one warp per intermediate column and expert, eight routes of
 // the group at a time, so a weight row is read once per eight routes; down likewise) or, for
-// float16 and bfloat16 batches with more than eight routes per expert on CUDA sm_80 and later,
+// float16 and bfloat16 batches of at least four routes per expert on CUDA sm_80 and later,
 // grouped GEMMs on tensor cores over the same groups. Both keep act(gate) * up in float32.
 #include "../host/moe_launchers.hpp"
 #include "launch.cuh"
@@ -736,18 +736,19 @@ bool launch_mma_for_device(const MoeExpertsArgs& a, const ExpertsWorkspace& w, N
   return true;
 }
 
+constexpr int kMmaRoutesPerExpert = 4;  // the average group from which tensor cores serve
+
 // Whether the grouped GEMMs on tensor cores serve a call, by its shapes alone: float16 or
-// bfloat16, hidden and inter multiples of kStepK, 16-byte aligned inputs, and on average more
-// than kRoutesPerPass routes per expert. Up to that the GEMVs read each weight row about once,
-// and decode batches (1 and 32 tokens of Mixtral-8x7B and DeepSeek-V2-Lite) stay with them;
-// beyond it they read the weights again for every eight routes. On an H200
-// (bench/gpu/moe_experts_harness.cu) the tensor cores were 2.1 to 2.3 times faster just past
-// the threshold and 22 to 32 times at 2048 tokens; they already won from about four routes
-// per expert, where the GEMVs were 1.2 to 2.3 times slower.
+// bfloat16, hidden and inter multiples of kStepK, 16-byte aligned inputs, and on average at
+// least kMmaRoutesPerExpert routes per expert. On an H200 (bench/gpu/moe_experts_harness.cu)
+// the tensor cores won from about four routes per expert (Mixtral-8x7B at 32 tokens: 1.46 ms
+// against the GEMVs' 3.42; DeepSeek-V2-Lite at 32 tokens, three per expert, even) and were 22
+// to 32 times faster at 2048 tokens; below that the GEMVs, which read each weight row about
+// once, keep decode.
 bool mma_shapes(const MoeExpertsArgs& a, std::int64_t routes) {
   return (a.dtype == DType::bfloat16 || a.dtype == DType::float16) && a.inter > 0 && a.hidden % kStepK == 0 &&
          a.inter % kStepK == 0 && aligned16(a.x) && aligned16(a.w_gate_up) && aligned16(a.w_down) &&
-         routes > kRoutesPerPass * a.experts && ceil_div(a.inter, kGateColumns) <= 65535 &&
+         routes >= kMmaRoutesPerExpert * a.experts && ceil_div(a.inter, kGateColumns) <= 65535 &&
          ceil_div(a.hidden, kDownColumns) <= 65535;
 }
 

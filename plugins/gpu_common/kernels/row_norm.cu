@@ -284,6 +284,27 @@ void launch_fused_add_rms_norm_as(const T* x, T* residual, const T* weight, T* y
   }
 }
 
+template <bool kLayerNorm>
+void launch_row_norm(const RowNormArgs& a, void* stream, const char* name) {
+  if (a.rows == 0 || a.n == 0) return;
+  with_float_type(a.dtype, name, [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    const bool wide = a.n % kVec == 0 && aligned16(a.x) && aligned16(a.y) && aligned16(a.weight) && aligned16(a.bias);
+    if (wide) {
+      RowNormLauncher<T, kVec, kLayerNorm>{a, native_stream(stream)}();
+    } else {
+      RowNormLauncher<T, 1, kLayerNorm>{a, native_stream(stream)}();
+    }
+  });
+  check_launch(name);
+}
+
+}  // namespace
+
+void launch_rms_norm(const RowNormArgs& args, void* stream) { launch_row_norm<false>(args, stream, "rms_norm"); }
+void launch_layer_norm(const RowNormArgs& args, void* stream) { launch_row_norm<true>(args, stream, "layer_norm"); }
+
 void launch_fused_add_rms_norm(const FusedAddRmsNormArgs& a, void* stream) {
   if (a.rows == 0 || a.n == 0) return;
   with_float_type(a.dtype, "fused_add_rms_norm", [&](auto tag) {
