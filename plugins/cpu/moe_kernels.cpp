@@ -55,6 +55,17 @@ void times_transposed(DType dtype, std::int64_t m, std::int64_t n, std::int64_t 
 
 }  // namespace
 
+MoeRouteKernel::Result MoeRouteKernel::forward(const Tensor& router_logits, const Tensor& correction_bias) {
+  const std::int64_t rows = router_logits.shape()[0];
+  Result r{Tensor::empty({rows, call_.top_k}, DType::float32, router_logits.device()),
+           Tensor::empty({rows, call_.top_k}, DType::int32, router_logits.device())};
+  moe_route(router_logits.dtype(), rows, router_logits.shape()[1], call_.top_k, call_.sigmoid, call_.renormalize,
+            static_cast<float>(call_.scale), router_logits.data_ptr(),
+            correction_bias.defined() ? correction_bias.data<float>() : nullptr, r.topk_weights.data<float>(),
+            r.topk_ids.data<std::int32_t>());
+  return r;
+}
+
 Tensor MoeExpertsKernel::forward(const Tensor& hidden_states, const Tensor& topk_weights, const Tensor& topk_ids,
                                  const Tensor& w_gate_up, const Tensor& w_down) {
   const DType dtype = hidden_states.dtype();

@@ -1,10 +1,17 @@
-// The cpu plugin's routed experts (see norm_kernels.hpp).
+// The cpu plugin's router and routed experts (see norm_kernels.hpp).
 #pragma once
 
 #include "kernel_declarations.hpp"
 #include "tileops/extend/ops/moe.hpp"
 
 namespace tileops::cpu {
+
+// Softmax or sigmoid scores in float32 and a partial sort per token row, rows over the threads.
+class MoeRouteKernel final : public ops::MoERouteFwdOp::MoeRoute::Impl<CpuFloatKernel> {
+ public:
+  using Impl::Impl;
+  Result forward(const Tensor& router_logits, const Tensor& correction_bias) override;
+};
 
 // Routes grouped by expert; per expert the gathered rows times its gate/up weights (OpenBLAS
 // sgemm; half-precision weights converted to float32 a block of rows at a time), the

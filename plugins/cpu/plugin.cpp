@@ -6,6 +6,7 @@
 #include "moe_kernels.hpp"
 #include "norm_kernels.hpp"
 #include "pool_kernels.hpp"
+#include "rope_kernels.hpp"
 #include "thread_pool.hpp"
 #include "tileops/extend/plugin.hpp"
 #include "tileops/logging.hpp"
@@ -27,7 +28,11 @@ TILEOPS_PLUGIN(cpu, TILEOPS_VERSION_STRING, registrar) {
   registrar.add<GeluKernel>("cpu_gelu");
   registrar.add<AlibiKernel>("cpu_alibi");
   registrar.add<EmbeddingKernel>("cpu_embedding");
+  registrar.add<MoeRouteKernel>("cpu_moe_route");
   registrar.add<MoeExpertsKernel>("cpu_moe_experts");
+  registrar.add<RopeKernel>("cpu_rope");
+  registrar.add<RopeInterleavedKernel>("cpu_rope_interleaved");
+  registrar.add<LongRopeKernel>("cpu_long_rope");
   registrar.add<MaxPool2dKernel>("cpu_max_pool2d");
   registrar.add<AvgPool2dKernel>("cpu_avg_pool2d");
   registrar.add<BlasGemmKernel>("cpu_blas_gemm");

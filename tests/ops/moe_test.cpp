@@ -104,6 +104,33 @@ TEST_CASE("MoERoute with sigmoid scores chooses by score plus correction_bias an
   }
 }
 
+TEST_CASE("MoERoute on the host is served by cpu_moe_route, which picks and weighs like the reference for 3 to 256 experts") {
+  for (const std::int64_t experts : {3, 8, 64, 256}) {
+    for (const bool sigmoid : {false, true}) {
+      for (const DType dtype : {DType::float32, DType::bfloat16}) {
+        CAPTURE(experts);
+        CAPTURE(sigmoid);
+        CAPTURE(dtype_name(dtype));
+        const std::int64_t k = std::min<std::int64_t>(6, experts);
+        const Tensor logits = random({33, experts}, dtype, 11, 4.0);
+        const Tensor bias = sigmoid ? random({experts}, DType::float32, 12, 0.1) : Tensor();
+        const char* scoring = sigmoid ? "sigmoid" : "softmax";
+        MoERouteFwdOp fast(k, scoring, sigmoid, 2.5);
+        const auto [w, ids] = fast(logits, bias);
+        REQUIRE(fast.last_call()->kernels.size() == 1);
+        CHECK(fast.last_call()->kernels[0] == "cpu_moe_route");
+        const auto [w_ref, ids_ref] = MoERouteFwdOp(k, scoring, sigmoid, 2.5, kReference)(logits, bias);
+        CHECK(ids.to_doubles() == ids_ref.to_doubles());
+        check_close(w.to_doubles(), w_ref.to_doubles(), 1e-5);
+      }
+    }
+  }
+  // A NaN logit's sigmoid score is NaN: it comes after every number.
+  const Tensor with_nan = Tensor::from_doubles(std::vector<double>{1, std::nan(""), 3, 2}, {1, 4}, DType::float32);
+  const auto [nan_weights, nan_ids] = MoERouteFwdOp(3, "sigmoid")(with_nan);
+  CHECK(nan_ids.to_doubles() == std::vector<double>{2, 3, 0});
+}
+
 TEST_CASE("MoERoute refuses top_k outside 1..E, an unknown scoring_func, and a bias with softmax scores") {
   const Tensor logits = Tensor::zeros({2, 4}, DType::float32);
   CHECK_THROWS_WITH_AS(MoERouteFwdOp(5)(logits), doctest::Contains("top_k must be from 1 to the number of experts E"),

@@ -1,7 +1,7 @@
 // RopeFwdOp and RopeInterleavedFwdOp (manifests/rope.yaml): both forms in both layouts against
 // values computed here, the positions input, the family's parameters and defaults, and the
-// manifest's shape rules. Their workload rows run in numerics_test.cpp with every other op of
-// the catalogue.
+// manifest's shape rules; the cpu plugin's kernels of the family against the reference. Their
+// workload rows run in numerics_test.cpp with every other op of the catalogue.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -10,6 +10,8 @@
 #include "tileops/errors.hpp"
 #include "tileops/ops/catalog.hpp"
 #include "tileops/ops/rope.hpp"
+#include "tileops/target.hpp"
+#include "tileops/testing.hpp"
 
 using namespace tileops;
 
@@ -125,5 +127,42 @@ TEST_CASE("RoPE ops are in the catalogue with the family's defaults, and derive 
     CHECK(op->params().at("theta") == Value(10000.0));
     CHECK(op->params().at("input_layout") == Value(std::string("BSHD")));
     CHECK(dynamic_cast<const RopeFamilyOp*>(op.get()) != nullptr);
+  }
+}
+
+TEST_CASE("The RoPE family on the host is served by the cpu kernels, which match the reference in both forms and layouts") {
+  const Target reference = std::string(REFERENCE);
+  const Tensor short_factor = testing::random_tensors({TensorSpec{Device::cpu(), DType::float32, Shape{8}}}, Device::cpu(), 3)
+                                  .front();
+  const Tensor long_factor = Tensor::from_doubles(std::vector<double>(8, 4.0), {8}, DType::float32);
+  const Tensor positions = Tensor::from_doubles(std::vector<double>{7, 0, 300, 5, 1}, {5}, DType::int64);
+  for (const char* layout : {"BSHD", "BHSD"}) {
+    for (const DType dtype : {DType::float32, DType::float16, DType::bfloat16}) {
+      CAPTURE(layout);
+      CAPTURE(dtype_name(dtype));
+      const Tensor x = testing::random_tensors({TensorSpec{Device::cpu(), dtype, Shape{2, 5, 5, 16}}}, Device::cpu(), 4)
+                           .front();
+      const auto check = [&](Op& fast, Op& slow, const Tensor& p, const char* key) {
+        CAPTURE(key);
+        const std::vector<Tensor> inputs{x, p};
+        const Tensor got = fast.call(CallArgs(inputs)).front();
+        REQUIRE(fast.last_call()->kernels.size() == 1);
+        CHECK(fast.last_call()->kernels[0] == key);
+        const testing::Comparison cmp = testing::compare(got, slow.call(CallArgs(inputs)).front());
+        CHECK_MESSAGE(cmp.ok, "max rel " << cmp.max_rel);
+      };
+      RopeFwdOp neox(500000.0, layout);
+      RopeFwdOp neox_ref(500000.0, layout, reference);
+      check(neox, neox_ref, positions, "cpu_rope");
+      check(neox, neox_ref, Tensor(), "cpu_rope");
+      RopeInterleavedFwdOp interleaved(10000.0, layout);
+      RopeInterleavedFwdOp interleaved_ref(10000.0, layout, reference);
+      check(interleaved, interleaved_ref, positions, "cpu_rope_interleaved");
+      // Original context 8: positions up to 300 take the long factors, the bare sequence the short.
+      LongRoPEFwdOp long_rope(10000.0, layout, 512, 8, short_factor, long_factor);
+      LongRoPEFwdOp long_rope_ref(10000.0, layout, 512, 8, short_factor, long_factor, reference);
+      check(long_rope, long_rope_ref, positions, "cpu_long_rope");
+      check(long_rope, long_rope_ref, Tensor(), "cpu_long_rope");
+    }
   }
 }

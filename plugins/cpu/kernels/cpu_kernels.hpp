@@ -136,6 +136,38 @@ void gelu(DType dtype, int64_t numel, const void* x, void* y, bool tanh_approxim
 void embedding(DType dtype, DType index_dtype, int64_t count, int64_t vocab, int64_t hidden,
                const void* ids, const void* weight, void* y);
 
+// ---- Position encoding --------------------------------------------------------------------------
+
+// The shape and rotation of rope(): x and y are [batch, seq, heads, 2 * half], or [batch, heads,
+// seq, 2 * half] when heads_first.
+struct RopeGeometry {
+  int64_t batch = 0, seq = 0, heads = 0, half = 0;
+  bool heads_first = false;
+  bool interleaved = false;
+  double theta = 10000.0;
+  double scale = 1.0;
+};
+
+// Rotary position embedding of x into y (dtype float32, float16 or bfloat16; y may equal x).
+// positions: [seq] int64, or null for 0 .. seq - 1; factors: [half] float32, or null for ones.
+// For sequence index s and pair i < half, with angle = positions[s] * theta^(-i / half) /
+// factors[i], c = scale cos(angle) and sn = scale sin(angle) (both in double, then float32),
+// the pair (a, b) becomes (a c - b sn, b c + a sn) in float32, rounded once to dtype. The pair
+// is (i, i + half), or (2i, 2i + 1) when interleaved.
+void rope(DType dtype, const RopeGeometry& geometry, const int64_t* positions, const float* factors,
+          const void* x, void* y);
+
+// ---- Mixture of experts -------------------------------------------------------------------------
+
+// The router: logits [rows, experts] of dtype (float32, float16, bfloat16); bias [experts]
+// float32 or null; weights [rows, top_k] float32 and ids [rows, top_k] int32 written. Per row
+// the scores are the softmax of the logits (or, with sigmoid, each logit's sigmoid) in float32;
+// the top_k experts with the largest score + bias are picked, the larger first, the lower id
+// first among equals and a NaN after every number; weights get their scores (without bias),
+// divided by their sum when renormalize, times scale. 1 <= top_k <= experts.
+void moe_route(DType dtype, int64_t rows, int64_t experts, int64_t top_k, bool sigmoid, bool renormalize,
+               float scale, const void* logits, const float* bias, float* weights, int32_t* ids);
+
 // ---- Reductions ---------------------------------------------------------------------------------
 
 // x: [outer, reduce, inner] of in_dtype; y: [outer, inner] of out_dtype.
