@@ -1,10 +1,10 @@
-// A standalone check and timing of the routed experts (plugins/gpu_common/kernels/moe.cu) on
-// one GPU: the GEMV path against the tensor-core path (forced through moe.cu's internal
-// run_experts, which this file compiles in), both against a float64 reference on small odd
+// A standalone check and timing of the routed experts (plugins/gpu_common/kernels/moe.cu and
+// moe_mma.cu) on one GPU: the GEMV path against the tensor-core path (forced through moe.cu's
+// internal run_experts, which this file compiles in), both against a float64 reference on small odd
 // shapes, then the time of each path on Mixtral-8x7B and DeepSeek-V2-Lite prefill shapes and
 // a sweep of token counts for the dispatch rule, each product's time alone at both pipeline
-// depths, and the mma.sync ceiling of the device. Build from the repository root (no library
-// needed; -DMOE_SOURCE='"/abs/path/variant.cu"' measures a modified copy of moe.cu instead):
+// depths, and the mma.sync ceiling of the device. Built as bench/gpu/moe_experts_harness by
+// the CUDA build, or alone from the repository root (no library needed):
 //   nvcc -std=c++20 -gencode=arch=compute_90a,code=sm_90a -O2 -I core/include
 //        -I <build>/core/include -I plugins/gpu_common/host bench/gpu/moe_experts_harness.cu -o moe_harness
 // and run `moe_harness [small|large]` (default: everything).
@@ -17,11 +17,8 @@
 #include <string>
 #include <vector>
 
-// MOE_SOURCE: another copy of moe.cu to measure (a variant), by default the tree's own.
-#ifndef MOE_SOURCE
-#define MOE_SOURCE "../../plugins/gpu_common/kernels/moe.cu"
-#endif
-#include MOE_SOURCE
+#include "../../plugins/gpu_common/kernels/moe.cu"
+#include "../../plugins/gpu_common/kernels/moe_mma.cu"
 
 // The few library symbols moe.cu needs, defined here so that the harness links alone.
 namespace tileops {
@@ -398,7 +395,7 @@ void large(const char* name, Problem p, std::mt19937& rng, const std::vector<std
     p.rows = r;
     route_randomly(p, b, rng);
     const double a = median_ms(p, b, true, 2, 10), g = median_ms(p, b, false, 2, 10);
-    const bool rule = tileops::gpu::mma_shapes(args_of(p, b), r * p.top_k);
+    const bool rule = tileops::gpu::moe_mma_shapes(args_of(p, b), r * p.top_k);
     std::printf("  sweep %s rows=%lld routes/expert=%.1f: tensor cores %.3f ms, gemv %.3f ms, rule takes %s\n", name,
                 (long long)r, double(r * p.top_k) / p.experts, a, g, rule ? "tensor cores" : "gemv");
   }
