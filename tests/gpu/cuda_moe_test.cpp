@@ -82,29 +82,38 @@ TEST_CASE("GPU: the router picks and weighs like the reference for 3 to 4096 exp
   }
 }
 
+namespace {
+
+// MoEExpertsFwdOp's shapes: rows, top_k, experts, hidden, intermediate.
+struct ExpertShape {
+  std::int64_t rows, k, experts, hidden, inter;
+};
+
+// The experts on cuda copies of random inputs of shape s (misaligned by one element when
+// `shift`) against the reference on the host.
+void check_experts(const ExpertShape& s, DType dt, const char* activation, bool shift) {
+  CAPTURE(dtype_name(dt));
+  CAPTURE(s.rows);
+  CAPTURE(s.hidden);
+  CAPTURE(activation);
+  CAPTURE(shift);
+  const std::vector<Tensor> host{random({s.rows, s.hidden}, dt, 1), random({s.rows, s.k}, DType::float32, 2),
+                                 random_ids(s.rows, s.k, s.experts, 3), random({s.experts, 2 * s.inter, s.hidden}, dt, 4),
+                                 random({s.experts, s.hidden, s.inter}, dt, 5)};
+  MoEExpertsFwdOp fast(activation);
+  MoEExpertsFwdOp reference(activation, std::string(REFERENCE));
+  check_outputs(fast.call(CallArgs(to_gpu(host, shift))), reference.call(CallArgs(host)));
+}
+
+}  // namespace
+
 TEST_CASE("GPU: the experts match the reference at odd and vector widths, long groups, idle experts and misaligned views") {
   if (cuda_or_skip() == nullptr) return;
-  struct Shape5 {
-    std::int64_t rows, k, experts, hidden, inter;
-  };
-  for (const Shape5 s : {Shape5{1, 2, 8, 256, 96}, Shape5{40, 2, 4, 64, 32}, Shape5{7, 3, 16, 13, 7},
-                         Shape5{3, 1, 64, 128, 40}, Shape5{19, 6, 64, 96, 24}}) {
+  for (const ExpertShape s : {ExpertShape{1, 2, 8, 256, 96}, ExpertShape{40, 2, 4, 64, 32}, ExpertShape{7, 3, 16, 13, 7},
+                              ExpertShape{3, 1, 64, 128, 40}, ExpertShape{19, 6, 64, 96, 24}}) {
     for (DType dt : kFloats) {
       for (const char* activation : {"silu_and_mul", "gelu_and_mul"}) {
-        for (bool shift : {false, true}) {
-          CAPTURE(dtype_name(dt));
-          CAPTURE(s.rows);
-          CAPTURE(s.hidden);
-          CAPTURE(activation);
-          CAPTURE(shift);
-          const std::vector<Tensor> host{random({s.rows, s.hidden}, dt, 1), random({s.rows, s.k}, DType::float32, 2),
-                                         random_ids(s.rows, s.k, s.experts, 3),
-                                         random({s.experts, 2 * s.inter, s.hidden}, dt, 4),
-                                         random({s.experts, s.hidden, s.inter}, dt, 5)};
-          MoEExpertsFwdOp fast(activation);
-          MoEExpertsFwdOp reference(activation, std::string(REFERENCE));
-          check_outputs(fast.call(CallArgs(to_gpu(host, shift))), reference.call(CallArgs(host)));
-        }
+        for (bool shift : {false, true}) check_experts(s, dt, activation, shift);
       }
     }
   }
@@ -112,26 +121,12 @@ TEST_CASE("GPU: the experts match the reference at odd and vector widths, long g
 
 TEST_CASE("GPU: the experts' tensor-core GEMMs match the reference over partial row tiles, column tiles and both activations") {
   if (cuda_or_skip() == nullptr) return;
-  struct Shape5 {
-    std::int64_t rows, k, experts, hidden, inter;
-  };
   // At least four routes per expert, hidden and inter multiples of 64: the grouped GEMMs serve
   // (on sm_80 and later). Groups of a few routes to a few hundred, so row tiles of 128 end part
   // full; inter 320 and hidden 192 leave the last column tiles part full.
-  for (const Shape5 s : {Shape5{300, 2, 8, 128, 192}, Shape5{700, 2, 4, 64, 320}, Shape5{64, 6, 64, 192, 64}}) {
+  for (const ExpertShape s : {ExpertShape{300, 2, 8, 128, 192}, ExpertShape{700, 2, 4, 64, 320}, ExpertShape{64, 6, 64, 192, 64}}) {
     for (DType dt : {DType::bfloat16, DType::float16}) {
-      for (const char* activation : {"silu_and_mul", "gelu_and_mul"}) {
-        CAPTURE(dtype_name(dt));
-        CAPTURE(s.rows);
-        CAPTURE(activation);
-        const std::vector<Tensor> host{random({s.rows, s.hidden}, dt, 1), random({s.rows, s.k}, DType::float32, 2),
-                                       random_ids(s.rows, s.k, s.experts, 3),
-                                       random({s.experts, 2 * s.inter, s.hidden}, dt, 4),
-                                       random({s.experts, s.hidden, s.inter}, dt, 5)};
-        MoEExpertsFwdOp fast(activation);
-        MoEExpertsFwdOp reference(activation, std::string(REFERENCE));
-        check_outputs(fast.call(CallArgs(to_gpu(host, false))), reference.call(CallArgs(host)));
-      }
+      for (const char* activation : {"silu_and_mul", "gelu_and_mul"}) check_experts(s, dt, activation, false);
     }
   }
 }

@@ -54,9 +54,9 @@ struct MoeExpertsArgs {
   bool gelu;
   FaultRecord* faults;
 };
-// The workspace of launch_moe_experts: the groups' offsets, counts, row tile starts, sorted
-// routes and places (int32), act [routes, inter] and the experts' outputs [routes, hidden]
-// (float32), each part rounded up to 32 bytes.
+// The workspace of launch_moe_experts: the groups' offsets, counts, row tile starts, the list of
+// experts with routes, sorted routes and places (int32), act [routes, inter] and the experts'
+// outputs [routes, hidden] (float32), each part rounded up to 32 bytes.
 std::int64_t moe_experts_workspace_bytes(std::int64_t routes, std::int64_t experts, std::int64_t hidden,
                                          std::int64_t inter);
 void launch_moe_experts(const MoeExpertsArgs& args, void* stream);

@@ -102,6 +102,8 @@ ExpertsWorkspace carve(void* base, std::int64_t routes, std::int64_t experts, st
   p += align_part(experts * 4);
   w.tile_start = reinterpret_cast<std::int32_t*>(p);
   p += align_part((experts + 1) * 4);
+  w.active = reinterpret_cast<std::int32_t*>(p);
+  p += align_part((experts + 1) * 4);
   w.sorted = reinterpret_cast<std::int32_t*>(p);
   p += align_part(routes * 4);
   w.slot_of = reinterpret_cast<std::int32_t*>(p);
@@ -152,11 +154,14 @@ __device__ __forceinline__ std::int32_t block_exclusive_scan(std::int32_t value,
 }
 
 // One block: offsets = the exclusive scan of the counts, the counts becoming fill positions;
-// tile_start = the exclusive scan of the row tiles of kTileRows routes each group needs.
+// tile_start = the exclusive scan of the row tiles of kTileRows routes each group needs;
+// active = the experts whose groups are not empty, so that the GEMVs launch blocks for those
+// only (a decode step picks a few of many experts).
 __global__ void scan_counts(std::int64_t experts, ExpertsWorkspace w) {
   __shared__ std::int32_t scratch[kMaxWarps];
   std::int32_t carry = 0;
   std::int32_t tile_carry = 0;
+  std::int32_t active_carry = 0;
   for (std::int64_t base = 0; base < experts; base += blockDim.x) {
     const std::int64_t e = base + threadIdx.x;
     const std::int32_t count = e < experts ? w.cursor[e] : 0;
@@ -164,17 +169,22 @@ __global__ void scan_counts(std::int64_t experts, ExpertsWorkspace w) {
     const std::int32_t start = block_exclusive_scan(count, carry, total, scratch);
     std::int32_t tile_total = 0;
     const std::int32_t tile = block_exclusive_scan((count + kTileRows - 1) / kTileRows, tile_carry, tile_total, scratch);
+    std::int32_t active_total = 0;
+    const std::int32_t place = block_exclusive_scan(count > 0 ? 1 : 0, active_carry, active_total, scratch);
     if (e < experts) {
       w.offsets[e] = start;
       w.cursor[e] = start;
       w.tile_start[e] = tile;
+      if (count > 0) w.active[1 + place] = static_cast<std::int32_t>(e);
     }
     carry += total;
     tile_carry += tile_total;
+    active_carry += active_total;
   }
   if (threadIdx.x == 0) {
     w.offsets[experts] = carry;
     w.tile_start[experts] = tile_carry;
+    w.active[0] = active_carry;
   }
 }
 
@@ -217,13 +227,14 @@ __device__ __forceinline__ void reduce_lanes(float (&acc)[kRoutesPerPass]) {
 }
 
 // act[slot, i] = act(gate) * up for the column i = blockIdx.x * kColumnsPerBlock + warp of
-// expert blockIdx.y, over the expert's group.
+// the blockIdx.y-th expert some route picks, over the expert's group.
 template <class T, int V>
 __global__ void gate_up_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kColumnsPerBlock + warp;
-  const std::int64_t e = blockIdx.y;
+  if (static_cast<std::int32_t>(blockIdx.y) >= w.active[0]) return;
+  const std::int64_t e = w.active[1 + blockIdx.y];
   const std::int32_t begin = w.offsets[e];
   const std::int32_t end = w.offsets[e + 1];
   if (warp >= kColumnsPerBlock || i >= a.inter || begin == end) return;
@@ -267,13 +278,14 @@ __global__ void gate_up_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
 }
 
 // out[slot, c] = w_down[e][c] . act[slot] for the column c = blockIdx.x * kColumnsPerBlock +
-// warp of expert blockIdx.y, over the expert's group.
+// warp of the blockIdx.y-th expert some route picks, over the expert's group.
 template <class T, int V>
 __global__ void down_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
   const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * kColumnsPerBlock + warp;
-  const std::int64_t e = blockIdx.y;
+  if (static_cast<std::int32_t>(blockIdx.y) >= w.active[0]) return;
+  const std::int64_t e = w.active[1 + blockIdx.y];
   const std::int32_t begin = w.offsets[e];
   const std::int32_t end = w.offsets[e + 1];
   if (warp >= kColumnsPerBlock || c >= a.hidden || begin == end) return;
@@ -319,11 +331,13 @@ __global__ void combine_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
 // With inter 0 only the down GEMV runs, writing the zeros of empty dot products.
 template <class T, int V>
 void launch_gemvs(const MoeExpertsArgs& a, const ExpertsWorkspace& w, NativeStream s) {
+  // At most one expert per route has a group: blocks beyond the active experts exit at once.
+  const auto experts = static_cast<unsigned>(std::clamp<std::int64_t>(a.rows * a.top_k, 1, a.experts));
   if (a.inter > 0) {
-    const dim3 gate_grid(static_cast<unsigned>(ceil_div(a.inter, kColumnsPerBlock)), static_cast<unsigned>(a.experts));
+    const dim3 gate_grid(static_cast<unsigned>(ceil_div(a.inter, kColumnsPerBlock)), experts);
     gate_up_kernel<T, V><<<gate_grid, kColumnsPerBlock * kWarpSize, 0, s>>>(a, w);
   }
-  const dim3 down_grid(static_cast<unsigned>(ceil_div(a.hidden, kColumnsPerBlock)), static_cast<unsigned>(a.experts));
+  const dim3 down_grid(static_cast<unsigned>(ceil_div(a.hidden, kColumnsPerBlock)), experts);
   down_kernel<T, V><<<down_grid, kColumnsPerBlock * kWarpSize, 0, s>>>(a, w);
 }
 
@@ -377,7 +391,7 @@ void launch_moe_route(const MoeRouteArgs& a, void* stream) {
 
 std::int64_t moe_experts_workspace_bytes(std::int64_t routes, std::int64_t experts, std::int64_t hidden,
                                          std::int64_t inter) {
-  return 2 * align_part((experts + 1) * 4) + align_part(experts * 4) + 2 * align_part(routes * 4) + align_part(routes * inter * 4) +
+  return 3 * align_part((experts + 1) * 4) + align_part(experts * 4) + 2 * align_part(routes * 4) + align_part(routes * inter * 4) +
          align_part(routes * hidden * 4);
 }
 

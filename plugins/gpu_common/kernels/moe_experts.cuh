@@ -16,6 +16,7 @@ struct ExpertsWorkspace {
   std::int32_t* offsets;     // [experts + 1]: group e is sorted[offsets[e], offsets[e + 1])
   std::int32_t* cursor;      // [experts]: counts, then the fill position of each group
   std::int32_t* tile_start;  // [experts + 1]: the tensor-core row tiles (kTileRows) before group e
+  std::int32_t* active;      // [1 + experts]: how many groups are not empty, then their experts
   std::int32_t* sorted;      // [routes]: the routes (m * top_k + k) grouped by expert
   std::int32_t* slot_of;     // [routes]: a route's place in `sorted`, -1 for a refused id
   float* act;                // [routes, inter]: act(gate) * up, by place

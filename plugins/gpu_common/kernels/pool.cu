@@ -32,15 +32,25 @@ struct Window {
         total(static_cast<I>(a.planes * a.out_h * a.out_w)) {}
 };
 
+// Output element k's input plane and the top-left corner of its window (in the padding when
+// negative).
+template <class T, class I>
+struct WindowOrigin {
+  const T* plane;
+  I r0, c0;
+};
+template <class T, class I>
+__device__ __forceinline__ WindowOrigin<T, I> window_origin(const Window<I>& a, const T* x, I k) {
+  const I j = k % a.out_w;
+  const I rest = k / a.out_w;
+  const I i = rest % a.out_h;
+  return {x + (rest / a.out_h) * a.h * a.w, i * a.stride_h - a.padding_h, j * a.stride_w - a.padding_w};
+}
+
 template <class T, class I>
 __global__ void max_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y, Window<I> a) {
   for (I k = static_cast<I>(global_thread()); k < a.total; k += static_cast<I>(grid_threads())) {
-    const I j = k % a.out_w;
-    const I rest = k / a.out_w;
-    const I i = rest % a.out_h;
-    const T* plane = x + (rest / a.out_h) * a.h * a.w;
-    const I r0 = i * a.stride_h - a.padding_h;
-    const I c0 = j * a.stride_w - a.padding_w;
+    const auto [plane, r0, c0] = window_origin(a, x, k);
     float best = -INFINITY;
     for (I t = 0; t < a.kernel_h; ++t) {
       const I r = r0 + t * a.dilation_h;
@@ -60,13 +70,8 @@ template <class T, class I>
 __global__ void avg_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y, Window<I> a, I fixed_divisor,
                                   bool count_include_pad) {
   for (I k = static_cast<I>(global_thread()); k < a.total; k += static_cast<I>(grid_threads())) {
-    const I j = k % a.out_w;
-    const I rest = k / a.out_w;
-    const I i = rest % a.out_h;
-    const T* plane = x + (rest / a.out_h) * a.h * a.w;
+    const auto [plane, r0, c0] = window_origin(a, x, k);
     // The window clipped to the padded input, then to x.
-    const I r0 = i * a.stride_h - a.padding_h;
-    const I c0 = j * a.stride_w - a.padding_w;
     const I r1 = min(r0 + a.kernel_h, a.h + a.padding_h);
     const I c1 = min(c0 + a.kernel_w, a.w + a.padding_w);
     const I rs = max(r0, I{0}), re = min(r1, a.h);
