@@ -250,9 +250,6 @@ __global__ void gate_up_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
     }
     float gate[kRoutesPerPass] = {};
     float up[kRoutesPerPass] = {};
-    // Unrolled so that several weight packs are in flight per lane: one token's GEMV is
-    // bound by the latency of its weight reads.
-#pragma unroll 4
     for (std::int64_t h = static_cast<std::int64_t>(lane) * V; h < a.hidden; h += kWarpSize * V) {
       const T* in[kRoutesPerPass];
 #pragma unroll
@@ -293,7 +290,6 @@ __global__ void down_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
   for (std::int32_t first = begin; first < end; first += kRoutesPerPass) {
     const int n = static_cast<int>(min(end - first, kRoutesPerPass));
     float acc[kRoutesPerPass] = {};
-#pragma unroll 4
     for (std::int64_t k = static_cast<std::int64_t>(lane) * V; k < a.inter; k += kWarpSize * V) {
       const float* in[kRoutesPerPass];
 #pragma unroll
