@@ -7,13 +7,15 @@
     norm.last_call["kernels"]       # ["cpu_rms_norm"]
 
 ``tileops.torch`` registers every op with a compile boundary as a torch custom op
-(``torch.ops.tileops.<name>``). Errors are tileops.Error and its subclasses, named as in C++.
+(``torch.ops.tileops.<name>``). ``tileops.bench`` times calls and draws their roofline
+picture. Errors are tileops.Error and its subclasses, named as in C++.
 """
 
 import ctypes as _ctypes
 import json as _json
 
-from . import _capi, errors, ops
+from . import _capi, bench, errors, ops
+from .bench import synchronize
 from ._op import Op
 from ._tensors import Tensor, current_stream, empty, from_dlpack
 from .errors import *  # noqa: F401,F403  (the error classes: tileops.ValueError, ...)

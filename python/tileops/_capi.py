@@ -125,6 +125,7 @@ info_json = _declare("tileops_info_json", c_void_p, POINTER(c_void_p))
 plugins_json = _declare("tileops_plugins_json", c_void_p, POINTER(c_void_p))
 targets_json = _declare("tileops_targets_json", c_void_p, POINTER(c_void_p))
 workloads_json = _declare("tileops_workloads_json", c_void_p, c_char_p, c_int64, POINTER(c_void_p))
+roofline_svg = _declare("tileops_roofline_svg", c_void_p, c_char_p, c_char_p, POINTER(c_void_p))
 
 tensor_from_dlpack = _declare("tileops_tensor_from_dlpack", c_void_p, c_void_p, c_uint32, POINTER(c_void_p))
 tensor_from_dlpack_versioned = _declare(
@@ -166,6 +167,7 @@ op_call = _declare("tileops_op_call", c_void_p, c_void_p, POINTER(Call))
 
 current_stream = _declare("tileops_current_stream", c_void_p, c_char_p, POINTER(c_void_p))
 set_current_stream = _declare("tileops_set_current_stream", c_void_p, c_char_p, c_void_p, POINTER(c_void_p))
+synchronize = _declare("tileops_synchronize", c_void_p, c_char_p)
 
 # Set by tileops.errors once its classes exist: kind -> exception class.
 error_classes = {}

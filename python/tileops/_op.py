@@ -323,8 +323,9 @@ class Op:
     def last_call(self):
         """The record of the last completed call as a dict: op, indices, branch_key, device,
         tensors, traffic, written, has_out, kernels (the kernel keys, or the target's name, that
-        served it) and stages (a composite's sub-op calls, each a record of its own). Raises
-        tileops.RuntimeError before any call completed."""
+        served it), stages (a composite's sub-op calls, each a record of its own) and roofline
+        ({flops, bytes} of the call, from the manifest). Raises tileops.RuntimeError before any
+        call completed."""
         return json.loads(_capi.take_string(_capi.op_last_call_json, self._handle))
 
     def description(self):

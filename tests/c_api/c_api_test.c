@@ -255,6 +255,8 @@ static void test_rms_norm_call(void) {
   if (OK(tileops_op_last_call_json(op, &json))) {
     CHECK(strstr(json, "\"op\":\"RMSNormFwdOp\"") != NULL);
     CHECK(strstr(json, "\"kernels\":[\"rms_norm_reference\"]") != NULL);
+    /* The manifest's roofline: 4 FLOPs an element with a weight; x and w read, y written. */
+    CHECK(strstr(json, "\"roofline\":{\"bytes\":224.0,\"flops\":96.0}") != NULL);
     tileops_string_free(json);
   }
   if (OK(tileops_op_json(op, &json))) {
@@ -582,6 +584,36 @@ static void test_json_and_streams(void) {
   if (OK(tileops_set_current_stream("cpu", NULL, &previous))) CHECK(previous == NULL);
   EXPECT_ERROR(tileops_current_stream("acme:0", &stream), TILEOPS_OP_NOT_AVAILABLE_ERROR, "acme");
   EXPECT_ERROR(tileops_current_stream(NULL, &stream), TILEOPS_TYPE_ERROR, "device is NULL");
+
+  OK(tileops_synchronize("cpu"));
+  EXPECT_ERROR(tileops_synchronize("cpu:2"), TILEOPS_VALUE_ERROR, "cannot wait for cpu:2: the cpu runtime has 1 device(s)");
+  EXPECT_ERROR(tileops_synchronize("acme:0"), TILEOPS_OP_NOT_AVAILABLE_ERROR, "acme");
+}
+
+/* The roofline picture of bench results: one point per measured row, the two ceilings, and
+   errors naming the field that does not fit. */
+static void test_roofline_svg(void) {
+  const char* result = "{\"peak_gbps\": 10, \"peak_gflops\": 100, \"rows\": ["
+                       "{\"op\": \"A\", \"case\": \"c1\", \"gbps\": 5, \"gflops\": 2, \"kernels\": [{\"key\": \"k<1>\"}]},"
+                       "{\"op\": \"B\", \"case\": \"c2\", \"error\": \"failed\"}]}";
+  char* svg = NULL;
+  if (OK(tileops_roofline_svg(result, "cpu", &svg))) {
+    CHECK(strncmp(svg, "<svg ", 5) == 0);
+    CHECK(strstr(svg, "A c1 (k&lt;1&gt;)") != NULL);
+    CHECK(strstr(svg, "B c2") == NULL);
+    CHECK(strstr(svg, "100 GFLOP/s") != NULL && strstr(svg, "10 GB/s, cpu") != NULL);
+    const char* first = strstr(svg, "class=\"row\"");
+    CHECK(first != NULL && strstr(first + 1, "class=\"row\"") == NULL);
+    tileops_string_free(svg);
+  }
+  EXPECT_ERROR(tileops_roofline_svg("{\"peak_gbps\": 0, \"rows\": []}", NULL, &svg), TILEOPS_VALUE_ERROR,
+               "a positive finite number at peak_gbps, got 0");
+  EXPECT_ERROR(tileops_roofline_svg("{\"peak_gbps\": 1, \"rows\": [{\"op\": 1}]}", NULL, &svg), TILEOPS_VALUE_ERROR,
+               "a string at rows[0].op, got number");
+  EXPECT_ERROR(tileops_roofline_svg("{", NULL, &svg), TILEOPS_VALUE_ERROR, "does not parse");
+  CHECK(svg == NULL);
+  EXPECT_ERROR(tileops_roofline_svg(NULL, NULL, &svg), TILEOPS_TYPE_ERROR, "bench_json is NULL");
+  EXPECT_ERROR(tileops_roofline_svg("{}", NULL, NULL), TILEOPS_TYPE_ERROR, "svg is NULL");
 }
 
 int main(void) {
@@ -594,6 +626,7 @@ int main(void) {
   test_out_and_output_buffers();
   test_bool_dlpack();
   test_json_and_streams();
+  test_roofline_svg();
   if (failures > 0) {
     fprintf(stderr, "c_api_test: %d check(s) failed\n", failures);
     return 1;

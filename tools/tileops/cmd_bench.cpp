@@ -25,11 +25,11 @@
 #include "op_inputs.hpp"
 #include "json/op_report.hpp"
 #include "op_report.hpp"
-#include "roofline_svg.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/extend/device_runtime.hpp"
 #include "tileops/ops/gemm.hpp"
+#include "tileops/roofline.hpp"
 #include "tileops/testing.hpp"
 
 namespace tileops::cli {
@@ -291,15 +291,14 @@ int run_bench(const std::vector<std::string>& args) {
     rows.push_back(std::move(row));
   }
 
-  if (json) {
-    std::cout << json_text({{"peak_gbps", peaks.bytes_per_second / 1e9},
-                            {"peak_gflops", peaks.flops_per_second / 1e9},
-                            {"rows", rows}})
-              << "\n";
-  }
+  // An infinite FLOP peak (none measured) prints as null.
+  const nlohmann::json result = {{"peak_gbps", peaks.bytes_per_second / 1e9},
+                                 {"peak_gflops", peaks.flops_per_second / 1e9},
+                                 {"rows", rows}};
+  if (json) std::cout << json_text(result) << "\n";
   if (csv) csv->close();
   if (svg) {
-    *svg << roofline_svg(rows, peaks.bytes_per_second / 1e9, peaks.flops_per_second / 1e9, device.str());
+    *svg << roofline_svg(json_text(result), device.str());
     if (!svg->flush()) throw UsageError("tileops bench: --svg " + vm["svg"].as<std::string>() + ": cannot be written");
   }
   if (interrupt.requested()) {

@@ -39,7 +39,7 @@ extern "C" {
 /* The version of the C API this header describes; tileops_get_version() reports the
    library's. A minor version only adds functions, struct fields at the end and flag bits. */
 #define TILEOPS_C_API_VERSION_MAJOR 1
-#define TILEOPS_C_API_VERSION_MINOR 0
+#define TILEOPS_C_API_VERSION_MINOR 1
 
 /* The longest string argument, in bytes without the NUL. */
 #define TILEOPS_MAX_NAME_LENGTH 4096
@@ -117,6 +117,13 @@ TILEOPS_C_API tileops_status* tileops_info_json(char** json);
 TILEOPS_C_API tileops_status* tileops_plugins_json(char** json);
 /* `*json`: [{name, ops}] of the registered targets. */
 TILEOPS_C_API tileops_status* tileops_targets_json(char** json);
+/* `*svg`: the roofline picture (an SVG document) of `bench_json`, the object `tileops bench
+   --json` prints ({peak_gbps, peak_gflops or null, rows: [{op, case, gbps, gflops, kernels}]}):
+   each row a point at its FLOP per byte and achieved GFLOP/s under the bandwidth and compute
+   ceilings; `device` (may be NULL) names the device in the legend. ValueError naming the field
+   when the text is not such an object or a peak is not a positive finite number, or when it is
+   longer than 64 MiB. Since API 1.1. */
+TILEOPS_C_API tileops_status* tileops_roofline_svg(const char* bench_json, const char* device, char** svg);
 
 /* ---- Tensors ----------------------------------------------------------------------------- */
 
@@ -223,8 +230,9 @@ TILEOPS_C_API tileops_status* tileops_op_instance_key(const tileops_op* op, cons
 TILEOPS_C_API tileops_status* tileops_op_boundary_operator(const tileops_op* op, const uint8_t* present,
                                                            size_t num_inputs, int32_t out_passed, const char** name);
 /* `*json`: the record of the op's last completed call {op, indices, branch_key, device, tensors,
-   traffic, written, has_out, kernels, stages}; `kernels` lists the kernel keys (or the target's
-   name) that served it. RuntimeError before any call completed. */
+   traffic, written, has_out, kernels, stages, roofline}; `kernels` lists the kernel keys (or the
+   target's name) that served it; `roofline` is {flops, bytes} of the call from the manifest's
+   roofline (since API 1.1). RuntimeError before any call completed. */
 TILEOPS_C_API tileops_status* tileops_op_last_call_json(const tileops_op* op, char** json);
 /* `*json`: {name, instance_key, target, serving_target, params, kernels: [{op, stage,
    interface, key}], caches: [{op, stage, calls, target_kernels}]} of this instance. */
@@ -299,6 +307,10 @@ TILEOPS_C_API tileops_status* tileops_current_stream(const char* device, void** 
    belong to the device and outlive every tensor allocated while it is current. ValueError for
    a non-NULL stream on a device without streams or a device index the runtime lacks. */
 TILEOPS_C_API tileops_status* tileops_set_current_stream(const char* device, void* stream, void** previous);
+/* Waits until device `device` ("cuda:0") has finished all work queued on it, on every stream.
+   ValueError for a malformed device or an index the runtime lacks (both named), and
+   OpNotAvailableError when no runtime serves the device type. Since API 1.1. */
+TILEOPS_C_API tileops_status* tileops_synchronize(const char* device);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,13 @@
-// The version query and the process-wide facts as JSON.
+// The version query, the process-wide facts as JSON, and the roofline picture.
+#include <cstring>
+
 #include "c_api/handles.hpp"
 #include "c_api/json_out.hpp"
 #include "json/backend_json.hpp"
 #include "json/op_json.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/ops/catalog.hpp"
+#include "tileops/roofline.hpp"
 #include "tileops/target.hpp"
 #include "tileops/version.hpp"
 
@@ -74,6 +77,21 @@ tileops_status* tileops_targets_json(char** json) {
     *json = nullptr;
     load_backends();
     write_json(json::targets_json(), json);
+  });
+}
+
+tileops_status* tileops_roofline_svg(const char* bench_json, const char* device, char** svg) {
+  return guarded([&] {
+    require_pointer(svg, "svg");
+    *svg = nullptr;
+    require_pointer(bench_json, "bench_json");
+    // Bounded so that a missing terminator is an error, not a read past the caller's buffer.
+    constexpr std::size_t kMaxBenchJsonBytes = std::size_t{64} << 20;
+    const std::string_view text(bench_json, strnlen(bench_json, kMaxBenchJsonBytes + 1));
+    if (text.size() > kMaxBenchJsonBytes) {
+      throw ValueError("bench_json is longer than 64 MiB, the largest bench document the C API takes");
+    }
+    *svg = owned_string(roofline_svg(text, device == nullptr ? std::string_view() : checked_string(device, "device")));
   });
 }
 

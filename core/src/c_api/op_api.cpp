@@ -59,7 +59,10 @@ tileops_status* tileops_op_last_call_json(const tileops_op* op, char** json) {
     require_pointer(json, "json");
     *json = nullptr;
     require_pointer(op, "op");
-    write_json(json::record_json(*op->op->last_call()), json);
+    nlohmann::json record = json::record_json(*op->op->last_call());
+    const Roofline roofline = op->op->eval_roofline();
+    record["roofline"] = {{"flops", roofline.flops}, {"bytes", roofline.bytes}};
+    write_json(record, json);
   });
 }
 

@@ -1,4 +1,4 @@
-// The calling thread's current stream per device.
+// The calling thread's current stream per device, and waiting for a device.
 #include "c_api/handles.hpp"
 #include "runtime/runtime_call.hpp"
 #include "tileops/extend/device_runtime.hpp"
@@ -32,6 +32,22 @@ tileops_status* tileops_set_current_stream(const char* device, void* stream, voi
       runtime.set_current_stream(where.index(), stream);
     });
     if (previous != nullptr) *previous = replaced;
+  });
+}
+
+tileops_status* tileops_synchronize(const char* device) {
+  return guarded([&] {
+    const std::string_view name = checked_string(device, "device");
+    const Device where = Device::parse(name);
+    load_backends();
+    DeviceRuntime& runtime = device_runtime(where.type());
+    int count = 0;
+    call_runtime(runtime, "device_count", [&] { count = runtime.device_count(); });
+    if (where.index() >= count) {
+      throw ValueError("cannot wait for " + std::string(name) + ": the " + std::string(where.type().name()) +
+                       " runtime has " + std::to_string(count) + " device(s)");
+    }
+    call_runtime(runtime, "synchronize", [&] { runtime.synchronize(where.index()); });
   });
 }
 
