@@ -3,7 +3,7 @@
 # UndefinedBehaviorSanitizer into build-fuzz/, then runs the targets one after another: each
 # first replays its committed inputs (fuzz/<target>/regressions/), then fuzzes for a bounded
 # time from its seeds (fuzz/<target>/seeds/; manifests/ and tests/data/ too for the manifest
-# target) with its dictionary, keeping the grown corpus in build-fuzz/corpus/<target>/.
+# and opgen targets) with its dictionary, keeping the grown corpus in build-fuzz/corpus/<target>/.
 # Findings (crash-, leak-, timeout-, oom- and slow-unit- inputs) land in
 # build-fuzz/findings/<target>/, each target's output in build-fuzz/logs/<target>.log, and
 # one summary line per target on stdout (and in build-fuzz/logs/<target>.summary). Exits non-zero when any target has a finding.
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
 if [ $# -gt 0 ]; then shift; fi
-all_targets=(config dlpack expr manifest op_call)
+all_targets=(config dlpack expr graph manifest op_call opgen)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=("${all_targets[@]}"); fi
 for t in "${targets[@]}"; do
@@ -52,7 +52,7 @@ for t in "${targets[@]}"; do
   if [ -n "${TILEOPS_FUZZ_RUNS:-}" ]; then campaign+=(-runs="$TILEOPS_FUZZ_RUNS"); fi
   if [ -f "fuzz/$t/$t.dict" ]; then options+=(-dict="fuzz/$t/$t.dict"); fi
   seeds=()
-  for dir in "fuzz/$t/seeds" $([ "$t" = manifest ] && echo manifests tests/data/manifests_broken); do
+  for dir in "fuzz/$t/seeds" $(case "$t" in manifest | opgen) echo manifests tests/data/manifests_broken ;; esac); do
     if [ -d "$dir" ]; then seeds+=("$dir"); fi
   done
   status=0

@@ -21,6 +21,10 @@ std::vector<Tensor> random_values(const std::vector<std::optional<TensorSpec>>& 
       out.emplace_back();
       continue;
     }
+    if (device.is_meta()) {  // shapes and dtypes only: nothing to draw, and nothing held on the host
+      out.push_back(Tensor::empty(spec->shape, spec->dtype, device));
+      continue;
+    }
     // The tensor first, so that a size the host cannot hold fails naming its own bytes; then the
     // values, drawn as doubles and converted in one pass.
     Tensor host = Tensor::empty(spec->shape, spec->dtype, Device::cpu());

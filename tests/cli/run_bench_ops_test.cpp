@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
+#include "support/sanitizer.hpp"
 #include "support/temp_dir.hpp"
 
 using tileops::test::run_command;
@@ -178,4 +179,17 @@ TEST_CASE("tileops run --workload ID --cap N scales the row as bench --cap does 
   const auto bad_cap = run_command(cli() + " run GemmFwdOp --workload llama-8b-qkv-decode --cap 0 2>&1");
   CHECK(bad_cap.status == 2);
   CHECK(bad_cap.out.find("--cap must be positive, got 0") != std::string::npos);
+}
+
+TEST_CASE("tileops run -d meta draws nothing on the host: a 3-billion-element meta input runs in 1 GiB of address space") {
+#ifdef TILEOPS_TEST_UNDER_SANITIZER
+  MESSAGE("skipped: an address-space limit cannot hold a sanitizer's shadow memory");
+#else
+  // Drawn on the host first, the input alone would take 12 GB, and its float64 draw 24 GB more.
+  const auto r = run_command("ulimit -v 1048576 && " + cli() + " run ReluFwdOp -d meta -i input=[3000000000] -r 1 --json");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  const auto report = nlohmann::json::parse(r.out);
+  CHECK(report["last_call"]["tensors"]["output"]["shape"] == nlohmann::json::array({3000000000LL}));
+#endif
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/host_block_cache.hpp"
+#include "support/sanitizer.hpp"
 
 using tileops::HostBlockCache;
 
@@ -63,13 +64,6 @@ TEST_CASE("each shard of the small tier keeps at most its byte bound") {
   CHECK(cache.cached_small_bytes() == HostBlockCache::kShardSmallBytes);
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TILEOPS_TEST_UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TILEOPS_TEST_UNDER_SANITIZER 1
-#endif
-#endif
 
 TEST_CASE("when the system has no memory for a block, the cache gives its kept blocks back and tries again") {
 #ifdef TILEOPS_TEST_UNDER_SANITIZER

@@ -175,6 +175,23 @@ TEST_CASE("target kernel cache: kernels are built once per input shapes, bounded
   CHECK(op.cache_stats().target_kernels.evictions == 2);
 }
 
+TEST_CASE("target kernel cache: by default a target builds each specialization once; an eviction is warned about once") {
+  CHECK(Config{}.target_kernel_cache_capacity == 4096);
+  RuleTarget target;
+  ScaleTestFwdOp op(2.0);
+  op.set_cache_capacity({256, 1});
+  LogCapture log;
+  const auto call = [&](std::int64_t n) { op(to_device(ramp(n), "rule_t:0")); };
+  call(2);
+  CHECK(log.count("target_kernel_cache_capacity") == 0);
+  call(3);
+  call(4);
+  CHECK(op.cache_stats().target_kernels.evictions == 2);
+  CHECK(log.count("ScaleTestFwdOp (" + op.instance_key() +
+                  "): target 'rule_t' has built more kernels than target_kernel_cache_capacity (1) keeps; one was "
+                  "evicted, and its builder will run again") == 1);
+}
+
 TEST_CASE("config: the cache capacities are read from the config file and the environment, and checked") {
   const std::filesystem::path file = std::filesystem::temp_directory_path() / "tileops_call_cache_test.conf";
   const auto parse = [&](const std::string& text) {

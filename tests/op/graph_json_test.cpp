@@ -3,6 +3,8 @@
 // refuses text that is not such a graph.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "tileops/errors.hpp"
@@ -151,4 +153,43 @@ TEST_CASE("Graph JSON: from_json refuses text that is not a tileops graph, namin
   j = good;
   j["outputs"] = nlohmann::json::array({-1});
   refused(j, "outputs[0]: value id -1 is outside [0, ");
+}
+
+TEST_CASE("Graph JSON: hostile graph files are a ValueError naming the field, never a crash or an undefined output") {
+  load_backends();
+  AddFwdOp add;
+  const TensorSpec spec{Device::cpu(), DType::float32, Shape{4}};
+  const nlohmann::json good = parsed(
+      Graph::capture(std::span(&spec, 1), [&](std::span<const Tensor> in) { return std::vector<Tensor>{add(in[0], in[0])}; }));
+  const auto refused = [](const std::string& text, const std::string& words) {
+    CAPTURE(words);
+    CHECK_THROWS_WITH_AS(Graph::from_json(text), doctest::Contains(words.c_str()), ValueError);
+  };
+
+  // Nesting: refused while parsing, before anything recurses over it.
+  std::string deep = good.dump();
+  deep.insert(deep.rfind('}'), ", \"extra\": " + std::string(100000, '[') + std::string(100000, ']'));
+  refused(deep, "nests deeper than 32 levels");
+  // A number beyond double's range is a parse failure of the text, not another exception.
+  refused("{\"format\": \"tileops-graph\", \"version\": 1e400}", "the text: is not JSON");
+  // An id of 2^64-1 is not -1 ("absent").
+  nlohmann::json j = good;
+  j["nodes"][0]["outputs"][0] = std::numeric_limits<std::uint64_t>::max();
+  refused(j.dump(), "nodes[0].outputs[0]: expected an integer within int64, got 18446744073709551615");
+  // A node may not list more outputs than its op declares.
+  j = good;
+  j["nodes"][0]["outputs"].push_back(-1);
+  refused(j.dump(), "nodes[0].outputs: lists 2 outputs, but AddFwdOp has 1");
+  // A long or structured value is quoted in part.
+  j = good;
+  j["format"] = std::string(100000, 'x');
+  CHECK_THROWS_WITH_AS(Graph::from_json(j.dump()), doctest::Contains("got \"xxxxxxxx"), ValueError);
+  try {
+    Graph::from_json(j.dump());
+  } catch (const ValueError& e) {
+    CHECK(std::string(e.what()).size() < 200);
+  }
+  j = good;
+  j["version"] = nlohmann::json::array({1, 2});
+  refused(j.dump(), "version: expected an integer, got an array");
 }

@@ -240,3 +240,31 @@ TEST_CASE("the reference target runs the op's own kernel types, ignoring registe
   CHECK(chain.first().target() == std::string(REFERENCE));
   CHECK_THROWS_AS(register_detector(std::string(REFERENCE), [](const Device&) { return false; }), BackendError);
 }
+
+TEST_CASE("a detector's tileops error keeps its kind and names the detector's target and owner") {
+  AcmeTarget acme;
+  Registrar fussy("fussy_vendor");
+  fussy.register_detector("fussy_t", [](const Device&) -> bool { throw ValueError("the device is in a bad mood"); });
+  ScaleTestFwdOp op;
+  CHECK_THROWS_WITH_AS(op(on(ramp(2), "acme_t:0")),
+                       doctest::Contains("ScaleTestFwdOp: the detector of target 'fussy_t' (plugin 'fussy_vendor'), asked "
+                                         "about acme_t:0, failed: the device is in a bad mood"),
+                       ValueError);
+  CHECK_FALSE(op.serving_target().has_value());
+}
+
+TEST_CASE("a detector that calls an op needing detection is refused, naming the detector, instead of recursing") {
+  AcmeTarget acme;
+  Registrar nosy("nosy_vendor");
+  nosy.register_detector("nosy_t", [](const Device& d) {
+    ScaleTestFwdOp inner;
+    inner(ramp(2).to(d));
+    return false;
+  });
+  ScaleTestFwdOp op;
+  CHECK_THROWS_WITH_AS(op(on(ramp(2), "acme_t:0")),
+                       doctest::Contains("the detector of target 'nosy_t' (plugin 'nosy_vendor') called ScaleTestFwdOp "
+                                         "without a target, which would ask the detectors again without end"),
+                       BackendError);
+  CHECK_FALSE(op.serving_target().has_value());
+}

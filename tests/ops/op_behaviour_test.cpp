@@ -187,3 +187,39 @@ TEST_CASE("ALiBi: slopes by the paper's rule, bias linear in the distance") {
   CHECK(alibi_slope(0, 6) == doctest::Approx(std::pow(2.0, -2.0)));  // largest power of two <= 6 is 4
   CHECK(alibi_slope(4, 6) == doctest::Approx(std::pow(2.0, -1.0)));  // then odd slopes of 8 heads
 }
+
+TEST_CASE("an `out` buffer whose elements share memory, or that overlaps an input in part, is refused naming both") {
+  load_backends();
+  AddFwdOp add;
+  const Tensor buf = random({17});
+  const Tensor a = buf.slice(0, 0, 16), shifted = buf.slice(0, 1, 17);
+  const Tensor b = random({16});
+  const std::vector<double> before = buf.to_doubles();
+  // Each call twice: the second is a repeat of the first's facts, whose check the call cache replays.
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    CHECK_THROWS_WITH_AS(add(a, b, shifted),
+                         doctest::Contains("'out' (the buffer of output 'output') overlaps input 'a' in part: they share "
+                                           "memory without being the same view"),
+                         ValueError);
+    CHECK_THROWS_WITH_AS(add(b, a, shifted), doctest::Contains("overlaps input 'b' in part"), ValueError);
+  }
+  CHECK(buf.to_doubles() == before);
+  // A zero stride: every element of `out` is one location.
+  const Tensor one = random({1});
+  const Tensor broadcast_out = one.as_strided({16}, {0}, 0);
+  CHECK_THROWS_WITH_AS(add(b, b, broadcast_out),
+                       doctest::Contains("has shape [16] and strides [0], under which several of its elements may share "
+                                         "memory"),
+                       ValueError);
+  // The same view as an input is full in-place aliasing, which AddFwdOp's manifest declares.
+  const Tensor x = random({16});
+  const std::vector<double> xs = x.to_doubles(), bs = b.to_doubles();
+  CHECK(add(x, b, x).is_same(x));
+  CHECK(x.get(3) == doctest::Approx(xs[3] + bs[3]));
+  CHECK(add(b, x, x).is_same(x));
+  // Disjoint halves of one buffer do not overlap.
+  const Tensor halves = random({32});
+  const Tensor lower = halves.slice(0, 0, 16), upper = halves.slice(0, 16, 32);
+  CHECK(add(lower, b, upper).is_same(upper));
+  CHECK(halves.get(16) == doctest::Approx(halves.get(0) + bs[0]));
+}

@@ -48,6 +48,14 @@ ops::RMSNormFwdOp::RmsNorm::Call rms_call(DType dtype) {
   return call;
 }
 
+// A cpu RMSNorm kernel type that a test registers under many keys; never called.
+class ManyRmsNorm final : public ops::RMSNormFwdOp::RmsNorm::Impl<> {
+ public:
+  using Impl::Impl;
+  static constexpr DeviceTypes devices{"cpu"};
+  Tensor forward(const Tensor& x, const Tensor&) override { return x; }
+};
+
 }  // namespace
 
 TEST_CASE("the distribution's plugin directory is searched before the configured directories") {
@@ -217,4 +225,24 @@ TEST_CASE("a broken third-party plugin beside the cpu plugin leaves every built-
     REQUIRE(got.size() == want.size());
     for (std::size_t i = 0; i < got.size(); ++i) CHECK(testing::compare(got[i], want[i]).ok);
   }
+}
+
+TEST_CASE("thousands of kernel types for one op are reviewed in near-linear time, their ambiguity warnings summed up") {
+  load_backends();
+  Registrar reg("many_types");
+  constexpr int kTypes = 3000;
+  for (int i = 0; i < kTypes; ++i) reg.add<ManyRmsNorm>("many_" + std::to_string(i));
+  const auto review = plugin::review_registrations(reg, plugin::OpCatalogue({"RMSNormFwdOp"}));
+  CHECK(review.problems.empty());
+  // Sixteen kernel types are warned about one by one, each listing a few of its partners; the
+  // rest are counted in one more warning.
+  REQUIRE(review.warnings.size() == 17);
+  CHECK(review.warnings[0].find("kernel type 'many_0' (plugin 'many_types') and ") == 0);
+  CHECK(review.warnings[0].find("'many_1' (plugin 'many_types'), 'many_2' (plugin 'many_types'), ") !=
+        std::string::npos);
+  CHECK(review.warnings[0].find(" more) implement interface 'rms_norm' of RMSNormFwdOp on devices in common") !=
+        std::string::npos);
+  CHECK(review.warnings[16].find("more kernel type(s) of plugin 'many_types' for RMSNormFwdOp are ambiguous with others") !=
+        std::string::npos);
+  for (const std::string& w : review.warnings) CHECK(w.size() < 2000);
 }

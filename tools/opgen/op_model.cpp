@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include "cpp_type.hpp"
@@ -160,14 +162,23 @@ std::string OpModel::base_name() const {
 std::vector<OpModel> read_manifest(const std::string& path) {
   std::string stem = path.substr(path.find_last_of('/') + 1);
   if (stem.ends_with(".yaml")) stem.resize(stem.size() - 5);
-  const YAML::Node root = YAML::LoadFile(path);
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return read_manifest_text(text.str(), stem, path);
+}
+
+std::vector<OpModel> read_manifest_text(const std::string& text, const std::string& stem, const std::string& where) {
+  const YAML::Node root = YAML::Load(text);
+  if (!root.IsMap() && !root.IsNull()) throw std::runtime_error(where + ": expected a map of ops at the top level");
   std::vector<OpModel> ops;
   for (const auto& kv : root) {
     const std::string name = kv.first.as<std::string>();
     try {
       ops.push_back(read_op(name, kv.second, stem));
     } catch (const std::exception& e) {
-      throw std::runtime_error(path + ": " + name + ": " + e.what());
+      throw std::runtime_error(where + ": " + name + ": " + e.what());
     }
   }
   return ops;

@@ -96,5 +96,8 @@ std::vector<FieldModel> read_derived(const YAML::Node& node);
 // The ops of one manifest file (its top-level keys, in file order). Throws std::runtime_error
 // naming the file, op and field for what the generator cannot express in C++.
 std::vector<OpModel> read_manifest(const std::string& path);
+// The same for manifest text `text` of the file whose stem (the family's header name) is `stem`;
+// messages name `where`. YAML errors are std::runtime_errors too.
+std::vector<OpModel> read_manifest_text(const std::string& text, const std::string& stem, const std::string& where);
 
 }  // namespace opgen

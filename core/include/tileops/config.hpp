@@ -53,9 +53,11 @@ struct TILEOPS_API Config {
   // (refused otherwise: anyone on the machine could replace them with code of their own).
   bool allow_insecure_plugins = false;
   // The bounds an op instance's caches start with (see Op::cache_capacity), 1 to 1048576 each:
-  // repeats of a call, and the kernels a target's builder made.
+  // repeats of a call, and the kernels a target's builder made. The second is large so that a
+  // target builds each specialization once, as a builder expects; an instance that evicts one
+  // says so in a warning.
   std::size_t call_cache_capacity = 256;
-  std::size_t target_kernel_cache_capacity = 64;
+  std::size_t target_kernel_cache_capacity = 4096;
 };
 
 // Parses one INI file, in one pass. Keys, before any section header or under [tileops]:

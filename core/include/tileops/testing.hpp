@@ -12,7 +12,8 @@
 namespace tileops::testing {
 
 // Random tensors for `specs` on `device`: floats uniform in [-1, 1), integers in [-3, 3],
-// booleans at random; reproducible for a given seed. Absent specs give undefined tensors.
+// booleans at random; reproducible for a given seed. Absent specs give undefined tensors. On
+// meta, the tensors have shapes and dtypes only: nothing is drawn or held on the host.
 // Throws like Tensor::empty for a shape no tensor can have or memory the host cannot give.
 TILEOPS_API std::vector<Tensor> random_tensors(const std::vector<std::optional<TensorSpec>>& specs,
                                                const Device& device, unsigned seed = 1234);

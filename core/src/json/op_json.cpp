@@ -79,6 +79,7 @@ nlohmann::json op_json(const OpCatalogEntry& entry) {
     nlohmann::json j = {{"name", out.name}, {"dtype", out.dtype}, {"shape", out.shape}};
     if (!out.nullable.empty()) j["nullable"] = out.nullable;
     if (out.buffer_out) j["buffer"] = "out";
+    if (!out.may_alias.empty()) j["may_alias"] = out.may_alias;
     if (!out.alias.empty()) j["alias"] = out.alias;
     outputs.push_back(j);
   }

@@ -216,7 +216,7 @@ InputDecl read_input(const std::string& name, const YAML::Node& node, const std:
 
 OutputDecl read_output(const std::string& name, const YAML::Node& node, const std::string& field) {
   require_map(node, field);
-  check_keys(node, field, {"dtype", "shape", "nullable", "buffer", "alias", "contiguous"});
+  check_keys(node, field, {"dtype", "shape", "nullable", "buffer", "may_alias", "alias", "contiguous"});
   OutputDecl t;
   t.name = name;
   t.dtype = text(require(node, field, "dtype"), sub(field, "dtype"));
@@ -233,6 +233,7 @@ OutputDecl read_output(const std::string& name, const YAML::Node& node, const st
     if (scalar(node["buffer"], sub(field, "buffer")) != "out") throw FieldError{sub(field, "buffer"), "the only buffer is 'out'"};
     t.buffer_out = true;
   }
+  if (node["may_alias"]) t.may_alias = string_list(node["may_alias"], sub(field, "may_alias"));
   if (node["alias"]) t.alias = text(node["alias"], sub(field, "alias"));
   if (node["contiguous"]) t.contiguous = boolean(node["contiguous"], sub(field, "contiguous"));
   return t;

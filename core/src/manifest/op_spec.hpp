@@ -59,6 +59,7 @@ struct OutputDecl {
   std::string shape;
   std::string nullable;  // the expression under which the output is returned; empty: always
   bool buffer_out = false;
+  std::vector<std::string> may_alias;  // with buffer_out: the inputs `out` may be (the same view)
   std::string alias;     // an input name; empty: none
   bool contiguous = false;
 };

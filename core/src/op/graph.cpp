@@ -129,7 +129,11 @@ std::vector<Tensor> Graph::run(std::span<const Tensor> inputs) const {
     for (int id : node.inputs) args.push_back(id < 0 ? Tensor() : values[id]);
     const CallArgs call_args{args, node.out < 0 ? Tensor() : values[node.out]};
     const OpOutputs outputs = op->run_call(call_args);
-    for (std::size_t i = 0; i < node.outputs.size() && i < outputs.size(); ++i) {
+    if (outputs.size() < node.outputs.size()) {
+      throw RuntimeError("Graph::run: node " + node.operator_name + " lists " + std::to_string(node.outputs.size()) +
+                         " outputs, but " + node.instance_key + " returned " + std::to_string(outputs.size()));
+    }
+    for (std::size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i] >= 0) values[node.outputs[i]] = outputs[i];
     }
   }

@@ -15,10 +15,13 @@
 #include <boost/archive/iterators/transform_width.hpp>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 
+#include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/graph.hpp"
+#include "tileops/ops/catalog.hpp"
 
 namespace tileops {
 namespace {
@@ -78,14 +81,36 @@ const json& field(const json& object, const char* key, const std::string& where)
   return *it;
 }
 
+// `v` for a message: a scalar as JSON text of at most 80 characters, a structure by its type
+// alone (writing a nested value out whole would recurse as deep as it nests).
+std::string shown(const json& v) {
+  if (v.is_structured()) return std::string("an ") + v.type_name();
+  std::string dumped = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (dumped.size() > 80) dumped = dumped.substr(0, 77) + "...";
+  return dumped;
+}
+
 std::int64_t integer(const json& v, const std::string& where) {
-  if (!v.is_number_integer()) bad(where, "expected an integer, got " + v.dump());
+  if (!v.is_number_integer()) bad(where, "expected an integer, got " + shown(v));
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    bad(where, "expected an integer within int64, got " + shown(v));
+  }
   return v.get<std::int64_t>();
 }
 
 std::string text(const json& v, const std::string& where) {
-  if (!v.is_string()) bad(where, "expected a string, got " + v.dump());
+  if (!v.is_string()) bad(where, "expected a string, got " + shown(v));
   return v.get<std::string>();
+}
+
+// The number of outputs the manifest declares for op `name`, or nullopt for an op the catalog
+// does not hold (an application's op that has not registered one).
+std::optional<std::size_t> declared_outputs(const std::vector<std::reference_wrapper<const OpCatalogEntry>>& catalog,
+                                            const std::string& name) {
+  for (const OpCatalogEntry& entry : catalog) {
+    if (entry.name == name) return signature_plan(entry.op_class()).output_names().size();
+  }
+  return std::nullopt;
 }
 
 const json& array(const json& v, const std::string& where) {
@@ -180,18 +205,28 @@ std::string Graph::to_json() const {
 }
 
 Graph Graph::from_json(std::string_view text_in) {
+  // A graph file nests four levels deep; anything far deeper is refused while it is parsed, so
+  // that neither the parse nor a later message or destructor recurses without bound.
+  constexpr int kMaxDepth = 32;
+  struct TooDeep {};
   json j;
   try {
-    j = json::parse(text_in);
-  } catch (const json::parse_error& e) {
+    j = json::parse(text_in, [](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxDepth) throw TooDeep{};
+      return true;
+    });
+  } catch (const TooDeep&) {
+    bad("the text", "nests deeper than " + std::to_string(kMaxDepth) + " levels");
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number beyond double's range (1e400)
     bad("the text", std::string("is not JSON: ") + e.what());
   }
   if (!j.is_object()) bad("the text", "expected a JSON object, got " + std::string(j.type_name()));
   if (text(field(j, "format", "graph"), "format") != kFormat) {
-    bad("format", "expected \"" + std::string(kFormat) + "\", got " + j["format"].dump());
+    bad("format", "expected \"" + std::string(kFormat) + "\", got " + shown(j["format"]));
   }
   if (integer(field(j, "version", "graph"), "version") != kVersion) {
-    bad("version", "expected " + std::to_string(kVersion) + ", got " + j["version"].dump());
+    bad("version", "expected " + std::to_string(kVersion) + ", got " + shown(j["version"]));
   }
   Graph g;
   const json& inputs = array(field(j, "inputs", "graph"), "inputs");
@@ -201,9 +236,19 @@ Graph Graph::from_json(std::string_view text_in) {
   for (std::size_t i = 0; i < constants.size(); ++i) {
     const std::string where = "constants[" + std::to_string(i) + "]";
     const TensorSpec spec = parse_spec(constants[i], where);
+    if (spec.device.is_meta()) bad(where + ".device", "a constant holds data, which a meta tensor cannot");
+    const std::string data = text(field(constants[i], "data", where), where + ".data");
+    // The data's length is checked before the tensor is allocated: a large shape with little
+    // data is refused without allocating it.
+    std::int64_t numel = 1;
+    for (std::int64_t extent : spec.shape) numel *= extent;
+    const auto nbytes = static_cast<std::size_t>(numel) * dtype_size(spec.dtype);
+    if (data.size() != (nbytes + 2) / 3 * 4) {
+      bad(where + ".data", "expected " + std::to_string((nbytes + 2) / 3 * 4) + " base64 characters for " +
+                               std::to_string(nbytes) + " bytes, got " + std::to_string(data.size()));
+    }
     Tensor host = Tensor::empty(spec.shape, spec.dtype, Device::cpu());
-    base64_decode(where + ".data", text(field(constants[i], "data", where), where + ".data"), host.nbytes(),
-                  static_cast<std::byte*>(host.data_ptr()));
+    base64_decode(where + ".data", data, host.nbytes(), static_cast<std::byte*>(host.data_ptr()));
     g.constants_.push_back(host.to(spec.device));
   }
 
@@ -258,6 +303,7 @@ Graph Graph::from_json(std::string_view text_in) {
       if (id >= 0 && !ready[id]) bad(where, "value " + std::to_string(id) + " is used before a node produces it");
     }
   };
+  const auto catalog = op_catalog();
   for (std::size_t n = 0; n < nodes.size(); ++n) {
     const std::string where = "nodes[" + std::to_string(n) + "]";
     const json& item = nodes[n];
@@ -272,6 +318,10 @@ Graph Graph::from_json(std::string_view text_in) {
     }
     node.out = static_cast<int>(out);
     node.outputs = id_list(field(item, "outputs", where), where + ".outputs", value_count, true);
+    if (const auto declared = declared_outputs(catalog, node.op); declared && node.outputs.size() > *declared) {
+      bad(where + ".outputs", "lists " + std::to_string(node.outputs.size()) + " outputs, but " + node.op + " has " +
+                                  std::to_string(*declared));
+    }
     check_ready(node.inputs, where + ".inputs");
     check_ready({node.out}, where + ".out");
     for (int id : node.outputs) {

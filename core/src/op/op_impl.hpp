@@ -48,6 +48,7 @@ struct Op::Impl {
   // Running group.
   std::atomic<bool> tune_requested{false};
   std::atomic<bool> tune_warned{false};
+  std::atomic<bool> target_eviction_warned{false};
   // last_call: one slot per thread stripe, and the stripe of the latest publication, so that
   // threads sharing an instance publish into slots of their own (and release only records
   // they made) instead of handing each other's records and one slot's line back and forth.
@@ -87,6 +88,8 @@ struct Op::Impl {
                               const ParamMap& params);
   std::string target_fault_where(const Binding& b, const char* what) const;
   void warn_target_cannot_tune();
+  // Warns, once per instance, that its target-kernel cache evicted a kernel.
+  void warn_target_kernel_evicted(const Binding& b);
 
   // The construction parameters with every construction-time tensor that does not declare
   // `device: cpu` on `device`: construction's own when they are there already (or the call

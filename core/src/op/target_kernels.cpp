@@ -34,7 +34,9 @@ OpOutputs Op::Impl::run_target_kernel(CallFrame& frame, Binding& b, const CallCh
                            ") returned an empty kernel for " + key.str());
       }
       if (tune_requested.load(std::memory_order_acquire)) warn_target_cannot_tune();
+      const std::uint64_t evicted = b.target_kernels.counters().evictions;
       kernel = b.target_kernels.insert(std::move(key), std::make_shared<const TargetKernel>(std::move(built)));
+      if (b.target_kernels.counters().evictions != evicted) warn_target_kernel_evicted(b);
     }
     if (frame.recording != nullptr) frame.recording->target_kernel = kernel;
   }
@@ -51,6 +53,14 @@ OpOutputs Op::Impl::run_target_kernel(CallFrame& frame, Binding& b, const CallCh
 std::string Op::Impl::target_fault_where(const Binding& b, const char* what) const {
   return cls.name() + ": " + what + " of target '" + b.serving_target.value_or("?") + "' (" +
          owner_phrase(b.builder_owner) + ")";
+}
+
+void Op::Impl::warn_target_kernel_evicted(const Binding& b) {
+  if (target_eviction_warned.exchange(true)) return;
+  log().warn("{} ({}): target '{}' has built more kernels than target_kernel_cache_capacity ({}) keeps; one was "
+             "evicted, and its builder will run again if that specialization comes back (raise the capacity to "
+             "build each specialization once)",
+             cls.name(), instance_key, b.serving_target.value_or("?"), b.target_kernels.counters().capacity);
 }
 
 void Op::Impl::warn_target_cannot_tune() {

@@ -13,6 +13,30 @@
 #include "tileops/errors.hpp"
 
 namespace tileops {
+namespace {
+
+// The detector running on this thread, while one runs. A detector that calls an op which must
+// detect its own target would ask the detectors again, and so on without end.
+struct RunningDetector {
+  const std::string* target = nullptr;
+  const std::string* owner = nullptr;
+};
+thread_local RunningDetector running_detector;
+
+class DetectorScope {
+ public:
+  DetectorScope(const std::string& target, const std::string& owner) : saved_(running_detector) {
+    running_detector = {&target, &owner};
+  }
+  ~DetectorScope() { running_detector = saved_; }
+  DetectorScope(const DetectorScope&) = delete;
+  DetectorScope& operator=(const DetectorScope&) = delete;
+
+ private:
+  RunningDetector saved_;
+};
+
+}  // namespace
 
 Binding& Op::Impl::Selection::select(const std::optional<Device>& device) {
   Binding* b = op_.binding.load(std::memory_order_acquire);
@@ -71,12 +95,28 @@ void Op::Impl::select_target(Binding& b, const std::optional<Device>& device) {
   } else if (!device) {
     return;  // nothing to detect with: this call runs unselected, the next one selects again
   } else {
+    if (running_detector.target != nullptr) {
+      throw BackendError(cls.name() + ": the detector of target '" + *running_detector.target + "' (" +
+                         owner_phrase(*running_detector.owner) + ") called " + cls.name() +
+                         " without a target, which would ask the detectors again without end; a detector must "
+                         "decide from the device alone (or construct the ops it calls with a target)");
+    }
     std::vector<std::string> claims;
     for (const auto& [target, detect, owner] : backend::detectors()) {
-      const bool claimed = call_backend([&] { return (*detect)(*device); }, [&] {
+      const auto where = [&] {
         return cls.name() + ": the detector of target '" + target + "' (" + owner_phrase(owner) + "), asked about " +
                device->str() + ",";
-      });
+      };
+      const bool claimed = call_backend(
+          [&] {
+            const DetectorScope running(target, owner);
+            try {
+              return (*detect)(*device);
+            } catch (const Error& e) {
+              rethrow_with_where(e, where());
+            }
+          },
+          where);
       if (claimed) claims.push_back(target);
     }
     if (claims.size() > 1) {

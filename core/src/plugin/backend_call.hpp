@@ -20,6 +20,11 @@ namespace tileops {
 // exception being handled.
 [[noreturn]] void throw_backend_fault(const std::string& where);
 
+// Throws an exception of `e`'s kind (its most derived class of the public family) whose
+// message is "<where> failed: <e's message>": a backend's tileops error, told whose code it came
+// from.
+[[noreturn]] void rethrow_with_where(const Error& e, const std::string& where);
+
 template <class Body, class Where>
 decltype(auto) call_backend(Body&& body, Where&& where) {
   try {

@@ -2,6 +2,10 @@
 // branches, unification and refinements, the call device, contiguity and `out`; then the
 // effects of the call and its record.
 #include <algorithm>
+#include <cstdlib>
+#include <utility>
+
+#include <boost/container/small_vector.hpp>
 
 #include "signature/compiled_plan.hpp"
 #include "signature/rules.hpp"
@@ -161,6 +165,72 @@ void CompiledPlan::check_writable(const CallArgs& args, const CallCheck& check) 
   }
   if (read_only(args.out)) {
     throw ValueError(message("the 'out' buffer is read-only (a DLPack import flagged read-only); pass a writable one"));
+  }
+  if (args.out.defined() && args.out.data_ptr() != nullptr) check_out_overlap(args);
+}
+
+namespace {
+
+// The bytes [first, last) a view's elements reach.
+std::pair<std::uintptr_t, std::uintptr_t> byte_span(const Tensor& t) {
+  std::int64_t low = 0, high = 0;
+  for (std::size_t d = 0; d < t.shape().size(); ++d) {
+    const std::int64_t reach = (t.shape()[d] - 1) * t.strides()[d];
+    (reach < 0 ? low : high) += reach;
+  }
+  const auto base = reinterpret_cast<std::uintptr_t>(t.data_ptr());
+  const auto size = static_cast<std::int64_t>(dtype_size(t.dtype()));
+  return {base + static_cast<std::uintptr_t>(low * size), base + static_cast<std::uintptr_t>((high + 1) * size)};
+}
+
+// True when no two elements of `t` can share memory: ordered by stride, each dimension of more
+// than one element steps past everything the smaller ones reach. (A layout that interleaves
+// without sharing is refused too: no kernel here is written for one.)
+bool provably_distinct_elements(const Tensor& t) {
+  if (t.is_contiguous() || t.numel() <= 1) return true;
+  boost::container::small_vector<std::pair<std::int64_t, std::int64_t>, 8> dims;  // (|stride|, extent)
+  for (std::size_t d = 0; d < t.shape().size(); ++d) {
+    if (t.shape()[d] > 1) dims.push_back({std::abs(t.strides()[d]), t.shape()[d]});
+  }
+  std::sort(dims.begin(), dims.end());
+  std::int64_t reach = 1;  // elements the smaller dimensions span
+  for (const auto& [stride, extent] : dims) {
+    if (stride < reach) return false;
+    reach = stride * extent;
+  }
+  return true;
+}
+
+bool same_view(const Tensor& a, const Tensor& b) {
+  return a.data_ptr() == b.data_ptr() && a.dtype() == b.dtype() && a.shape() == b.shape() && a.strides() == b.strides();
+}
+
+}  // namespace
+
+void CompiledPlan::check_out_overlap(const CallArgs& args) const {
+  const Tensor& out = args.out;
+  const std::string what = "'out' (the buffer of output '" + tensors_[static_cast<std::size_t>(output_tensor(out_output_))].name + "')";
+  if (!provably_distinct_elements(out)) {
+    throw ValueError(message(what + " has shape " + shape_str(out.shape()) + " and strides " + shape_str(out.strides()) +
+                             ", under which several of its elements may share memory; pass a buffer whose elements are "
+                             "distinct"));
+  }
+  const auto [out_first, out_last] = byte_span(out);
+  for (int i = 0; i < n_inputs_; ++i) {
+    const Tensor& in = args.inputs[static_cast<std::size_t>(i)];
+    if (!in.defined() || in.data_ptr() == nullptr || in.numel() == 0) continue;
+    const auto [first, last] = byte_span(in);
+    if (first >= out_last || out_first >= last) continue;
+    const bool allowed = (out_may_alias_ >> i) & 1;
+    if (allowed && same_view(in, out)) continue;
+    const std::string& name = input(i).name;
+    if (same_view(in, out)) {
+      throw ValueError(message(what + " is input '" + name + "' itself, which this op does not allow (its manifest "
+                               "declares no may_alias of '" + name + "'); pass a separate buffer"));
+    }
+    throw ValueError(message(what + " overlaps input '" + name + "' in part: they share memory without being the same "
+                             "view, so the result would depend on the order the kernel writes in; pass a separate "
+                             "buffer" + (allowed ? " or '" + name + "' itself" : std::string())));
   }
 }
 

@@ -177,6 +177,8 @@ class CompiledPlan final : public SignaturePlan {
   std::size_t boundary_for(const ConstructionState& state, std::span<const bool> present, bool out_passed) const override;
   ConstructionState check_construction(const ParamMap& given) const override;
   void check_writable(const CallArgs& args, const CallCheck& check) const override;
+  // check_writable's part for a defined `out` with memory.
+  void check_out_overlap(const CallArgs& args) const;
   void check_call(const ConstructionState& state, const CallArgs& args, CallCheck& check,
                   SignatureCall& record) const override;
   OpOutputs make_outputs(const CallCheck& check, const CallArgs& args) const override;
@@ -279,6 +281,7 @@ class CompiledPlan final : public SignaturePlan {
   std::vector<EffectBranch> effects_;
   int device_param_ = -1;                 // index into params_
   int out_output_ = -1;                   // the output declaring `buffer: out`
+  std::uint64_t out_may_alias_ = 0;       // the inputs (bits) `out` may be, by its may_alias
   expr::Scope scope_;
 
   std::vector<std::string> param_names_;

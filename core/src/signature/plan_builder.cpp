@@ -461,6 +461,17 @@ void PlanBuilder::check_effects_and_composition() {
     const std::string field = "signature.outputs." + out.name;
     if (out.buffer_out && ++buffers > 1) problem(field + ".buffer", "at most one output declares buffer: out");
     if (out.buffer_out) p.out_output_ = o;
+    if (!out.may_alias.empty() && !out.buffer_out) {
+      problem(field + ".may_alias", "only the output that declares buffer: out may alias inputs this way");
+    }
+    for (const std::string& name : out.may_alias) {
+      const int i = p.input_index(name);
+      if (i < 0) {
+        problem(field + ".may_alias", "'" + name + "' is not an input");
+      } else if (out.buffer_out) {
+        p.out_may_alias_ |= std::uint64_t{1} << i;
+      }
+    }
     if (out.alias.empty()) continue;
     if (out.buffer_out) problem(field + ".alias", "an output that declares alias cannot also declare buffer");
     const int i = p.input_index(out.alias);

@@ -167,7 +167,9 @@ class TILEOPS_API SignaturePlan : public OpClass::Plan {
 
   // The part of check_call that reads more than the tensors' facts: throws ValueError when the
   // call writes read-only memory (a mutated input or the `out` buffer of a DLPack import
-  // flagged read-only). A replayed check runs it again.
+  // flagged read-only), when `out` has strides under which its elements may share memory, or
+  // when `out` overlaps an input other than as that input itself where the manifest's
+  // may_alias allows it. A replayed check runs it again.
   virtual void check_writable(const CallArgs& args, const CallCheck& check) const = 0;
 
   // The outputs of a call that runs no implementation (an empty write, or a meta call): new
