@@ -3,7 +3,7 @@
 #   fuzz <target>: executions and findings of each libFuzzer target (scripts/fuzz.sh)
 #   faults: fault-injection test cases run and survived (broken plugins, allocation failures:
 #           the doctest cases whose source lies under one of $RELIABILITY_FAULT_SOURCES)
-#   soak: the soak test's own summary line (tileops_tests -tc='soak*')
+#   soak: the soak tests' own summary lines (tileops_tests -tc='soak*')
 #   sanitizers: the exit status of each sanitizer suite (scripts/sanitize.sh), when asked
 # Usage: scripts/reliability.sh [--fuzz-seconds N | --fuzz-logs] [--soak-seconds N] [--sanitizers]
 #   --fuzz-seconds N  fuzz each target for N seconds first (default 20)
@@ -75,10 +75,13 @@ failures=$(summary_field failed <<<"$line")
 echo "faults: cases=${cases:-0} survived=${passed:-0} failed=${failures:-0} (sources $fault_sources)"
 if [ "$status" -ne 0 ] || [ "${failures:-0}" -ne 0 ]; then failed=1; fi
 
-# soak: the test prints its own summary line; re-print it.
+# soak: the tests print their own summary lines (the mixed soak, and the op shared under a small
+# cache bound with its heap growth); re-print them.
 out=$(TILEOPS_SOAK_SECONDS="$soak_seconds" "$tests" --test-case='soak*' --no-intro 2>&1)
 status=$?
 soak_line=$(grep -o 'soak: calls=.*' <<<"$out" | tail -1)
+shared_line=$(grep -o 'soak shared op: .*' <<<"$out" | tail -1)
+if [ -n "$shared_line" ]; then echo "$shared_line"; fi
 if [ -n "$soak_line" ]; then
   echo "$soak_line"
   unexpected=$(grep -o 'unexpected=[0-9]*' <<<"$soak_line" | grep -o '[0-9]*$')

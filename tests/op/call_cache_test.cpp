@@ -175,7 +175,7 @@ TEST_CASE("target kernel cache: kernels are built once per input shapes, bounded
   CHECK(op.cache_stats().target_kernels.evictions == 2);
 }
 
-TEST_CASE("target kernel cache: by default a target builds each specialization once; an eviction is warned about once") {
+TEST_CASE("target kernel cache: by default a target builds each specialization once, and an eviction is warned about once") {
   CHECK(Config{}.target_kernel_cache_capacity == 4096);
   RuleTarget target;
   ScaleTestFwdOp op(2.0);

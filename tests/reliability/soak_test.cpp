@@ -19,12 +19,14 @@
 #include <vector>
 
 #include "op/instance_registry.hpp"
+#include "reliability/soak_seconds.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/ops/catalog.hpp"
 #include "tileops/testing.hpp"
 
 using namespace tileops;
+using tileops::test::soak_seconds;
 
 namespace {
 
@@ -228,16 +230,6 @@ void bad_call(Instance& inst, std::mt19937& rng, Tally& tally) {
   }
 }
 
-double soak_seconds() {
-  const char* v = std::getenv("TILEOPS_SOAK_SECONDS");
-  if (v == nullptr || *v == '\0') return 3.0;
-  char* end = nullptr;
-  const double s = std::strtod(v, &end);
-  if (end == v || *end != '\0' || !(s > 0 && s <= 86400)) {
-    FAIL("TILEOPS_SOAK_SECONDS='" << std::string(v) << "' is not a duration: expected seconds in (0, 86400]");
-  }
-  return s;
-}
 
 }  // namespace
 

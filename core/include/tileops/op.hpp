@@ -85,7 +85,7 @@ struct CacheStats {
 struct CacheCapacity {
   static constexpr std::size_t kMax = std::size_t{1} << 20;
   std::size_t calls = 256;
-  std::size_t target_kernels = 64;
+  std::size_t target_kernels = 4096;
 };
 
 // An entry as kernel_for hands it out: the built entry's kernel and its interface subobject.

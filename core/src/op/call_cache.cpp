@@ -97,7 +97,12 @@ CallCache::CallCache(std::size_t capacity) : buckets_(buckets_for(capacity)), ca
 }
 
 CallCache::~CallCache() {
-  while (retired_ != nullptr) delete std::exchange(retired_, retired_->next_retired);
+  free_list(retired_);
+  free_list(grace_);
+}
+
+void CallCache::free_list(CachedCall* list) {
+  while (list != nullptr) delete std::exchange(list, list->next_retired);
 }
 
 CallCache::Stripe& CallCache::stripe() {
@@ -163,12 +168,24 @@ void CallCache::retire(std::unique_ptr<CachedCall> entry) {
   retired_ = entry.release();
 }
 
-void CallCache::reclaim() {
-  if (retired_ == nullptr) return;
+bool CallCache::drained(unsigned parity) const {
   bool in_flight = false;
-  stripes_.for_each([&](const Stripe& s) { in_flight = in_flight || s.in_flight.load(std::memory_order_seq_cst) != 0; });
-  if (in_flight) return;
-  while (retired_ != nullptr) delete std::exchange(retired_, retired_->next_retired);
+  stripes_.for_each([&](const Stripe& s) {
+    in_flight = in_flight || (s.in_flight.load(std::memory_order_seq_cst) & Stripe::kParityMask[parity]) != 0;
+  });
+  return !in_flight;
+}
+
+// A call that can still read an entry of `grace_` counted in under `grace_parity_` before the
+// epoch advanced past it (a later one rereads the parity and counts in under the new one), and
+// the entry had left its bucket before the advance; so once that parity drains, none can.
+void CallCache::reclaim() {
+  if (grace_ != nullptr && drained(grace_parity_)) free_list(std::exchange(grace_, nullptr));
+  if (grace_ != nullptr || retired_ == nullptr) return;
+  grace_ = std::exchange(retired_, nullptr);
+  grace_parity_ = epoch_.load(std::memory_order_relaxed) & 1;
+  epoch_.fetch_add(1, std::memory_order_seq_cst);
+  if (drained(grace_parity_)) free_list(std::exchange(grace_, nullptr));
 }
 
 void CallCache::clear() {

@@ -8,9 +8,12 @@
 // Concurrency. A hit takes no lock and writes only the calling thread's stripe (a line of
 // counters and a small record pool that threads pick by their id), so threads sharing an op
 // instance do not write each other's cache lines. Inserting and evicting take the cache's mutex.
-// An evicted entry may still be read by a call in flight: it is retired, and freed once a later
-// insert sees no call of this binding in flight on any stripe (a call counts itself in on its
-// stripe before it looks an entry up, and out when it is done with it).
+// An evicted entry may still be read by a call in flight: it is retired, and freed after a grace
+// period. A call counts itself in on its stripe, under the parity of the cache's epoch, before it
+// looks an entry up, and out when it is done with it. The entries retired since the last grace
+// period began start the next one: the epoch advances, so that new calls count in under the
+// other parity, and they are freed once no stripe has a call in flight under the old parity. So
+// memory is given back under any load, even when some call of the binding is always in flight.
 //
 // Eviction. At most `capacity` entries; a new entry beyond that replaces one chosen by the CLOCK
 // policy (second chance), the usual approximation of least-recently-used order that needs no
@@ -86,9 +89,12 @@ std::size_t call_facts_hash(const CallArgs& args);
 
 class CallCache {
  public:
-  // A thread's line of the cache: whether it has a call in flight that may read entries, its
-  // hit and miss counts, and its pooled records.
+  // A thread's line of the cache: its calls in flight that may read entries (the low half of
+  // `in_flight` counts those under epoch parity 0, the high half those under parity 1), its hit
+  // and miss counts, and its pooled records.
   struct Stripe {
+    static constexpr std::uint32_t kParityUnit[2] = {1, std::uint32_t{1} << 16};
+    static constexpr std::uint32_t kParityMask[2] = {0xffff, 0xffff0000};
     std::atomic<std::uint32_t> in_flight{0};
     std::atomic<std::uint64_t> hits{0};
     std::atomic<std::uint64_t> misses{0};
@@ -100,16 +106,30 @@ class CallCache {
     std::uint8_t next_replaced = 0;
   };
 
-  // Counts the calling thread in on its stripe while it reads an entry. The reader that finds
-  // no other call in flight on the stripe owns the stripe's record pool until it counts out.
+  // Counts the calling thread in on its stripe, under the epoch's parity, while it reads an
+  // entry. The reader that finds no other call in flight on the stripe owns the stripe's record
+  // pool until it counts out.
   class Reader {
    public:
-    explicit Reader(Stripe& s) : stripe_(&s), owner_(s.in_flight.fetch_add(1, std::memory_order_seq_cst) == 0) {}
+    Reader(const CallCache& cache, Stripe& s) : stripe_(&s) {
+      // The parity is read again once counted in: a reader that raced with the epoch's advance
+      // counts in again under the new parity, so that whoever is counted under the old one
+      // began before the advance.
+      for (;;) {
+        parity_ = cache.epoch_.load(std::memory_order_seq_cst) & 1;
+        const std::uint32_t before = s.in_flight.fetch_add(Stripe::kParityUnit[parity_], std::memory_order_seq_cst);
+        if ((cache.epoch_.load(std::memory_order_seq_cst) & 1) == parity_) {
+          owner_ = before == 0;
+          return;
+        }
+        s.in_flight.fetch_sub(Stripe::kParityUnit[parity_], std::memory_order_release);
+      }
+    }
     Reader(const Reader&) = delete;
     Reader& operator=(const Reader&) = delete;
     ~Reader() { release(); }
     void release() {
-      if (stripe_ != nullptr) stripe_->in_flight.fetch_sub(1, std::memory_order_release);
+      if (stripe_ != nullptr) stripe_->in_flight.fetch_sub(Stripe::kParityUnit[parity_], std::memory_order_release);
       stripe_ = nullptr;
       owner_ = false;
     }
@@ -117,7 +137,8 @@ class CallCache {
 
    private:
     Stripe* stripe_;
-    bool owner_;
+    unsigned parity_ = 0;
+    bool owner_ = false;
   };
 
   explicit CallCache(std::size_t capacity);
@@ -133,10 +154,10 @@ class CallCache {
   const CachedCall* find(const CallArgs& args, Stripe& stripe) const;
 
   // Adds `entry` unless an entry with its facts is there already, evicting one first when the
-  // cache is full. Frees the retired entries when no call is in flight.
+  // cache is full. Frees the retired entries whose grace period has ended.
   void insert(std::unique_ptr<CachedCall> entry);
 
-  // Drops every entry (retired until no call is in flight) and zeroes the counters.
+  // Drops every entry (retired until its grace period ends) and zeroes the counters.
   void clear();
 
   // A record for one call, with `from`'s checked fields when given, and empty `stages` and
@@ -150,19 +171,25 @@ class CallCache {
  private:
   std::atomic<CachedCall*>& bucket(std::size_t hash) const { return buckets_[hash & (buckets_.size() - 1)]; }
   // Under mutex_: take `entry` out of its bucket and retire it; pick the clock's victim;
-  // free the retired entries when no call is in flight.
+  // free the entries whose grace period has ended, and start the next grace period.
   void retire(std::unique_ptr<CachedCall> entry);
   std::size_t victim();
   void reclaim();
+  // True when no stripe has a call in flight under epoch parity `parity`.
+  bool drained(unsigned parity) const;
+  static void free_list(CachedCall* list);
 
   mutable Striped<Stripe> stripes_;
   mutable std::vector<std::atomic<CachedCall*>> buckets_;
+  std::atomic<std::uint32_t> epoch_{0};  // advanced (under mutex_) when a grace period begins
 
   mutable std::mutex mutex_;  // guards everything below
   std::size_t capacity_;
   std::vector<std::unique_ptr<CachedCall>> clock_;  // the live entries, in clock order
   std::size_t hand_ = 0;                            // the next eviction candidate
-  CachedCall* retired_ = nullptr;                   // evicted entries, owned, linked by next_retired
+  CachedCall* retired_ = nullptr;                   // evicted since the grace period began, owned, linked by next_retired
+  CachedCall* grace_ = nullptr;                     // evicted before it: freed when the old parity drains
+  unsigned grace_parity_ = 0;
   std::uint64_t next_id_ = 1;
   std::uint64_t evictions_ = 0;
 };

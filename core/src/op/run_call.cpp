@@ -36,7 +36,7 @@ OpOutputs Op::Impl::run_call(const CallArgs& args, int* effect_branch) {
   CallFrame frame(&self);  // 1. open the call
   Binding* current = binding.load(std::memory_order_acquire);
   CallCache::Stripe& stripe = current->calls.stripe();
-  CallCache::Reader reader(stripe);
+  CallCache::Reader reader(current->calls, stripe);
   const CachedCall* repeat = current->calls.find(args, stripe);
   if (repeat == nullptr) reader.release();
   std::shared_ptr<SignatureCall> record = current->calls.record(stripe, reader, repeat);

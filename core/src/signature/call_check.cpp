@@ -166,7 +166,7 @@ void CompiledPlan::check_writable(const CallArgs& args, const CallCheck& check) 
   if (read_only(args.out)) {
     throw ValueError(message("the 'out' buffer is read-only (a DLPack import flagged read-only); pass a writable one"));
   }
-  if (args.out.defined() && args.out.data_ptr() != nullptr) check_out_overlap(args);
+  if (args.out.defined() && args.out.numel() > 0 && args.out.data_ptr() != nullptr) check_out_overlap(args);
 }
 
 namespace {
@@ -209,9 +209,12 @@ bool same_view(const Tensor& a, const Tensor& b) {
 
 void CompiledPlan::check_out_overlap(const CallArgs& args) const {
   const Tensor& out = args.out;
-  const std::string what = "'out' (the buffer of output '" + tensors_[static_cast<std::size_t>(output_tensor(out_output_))].name + "')";
+  // Messages are built only to be thrown: a call with `out` passes here every time.
+  const auto what = [&] {
+    return "'out' (the buffer of output '" + tensors_[static_cast<std::size_t>(output_tensor(out_output_))].name + "')";
+  };
   if (!provably_distinct_elements(out)) {
-    throw ValueError(message(what + " has shape " + shape_str(out.shape()) + " and strides " + shape_str(out.strides()) +
+    throw ValueError(message(what() + " has shape " + shape_str(out.shape()) + " and strides " + shape_str(out.strides()) +
                              ", under which several of its elements may share memory; pass a buffer whose elements are "
                              "distinct"));
   }
@@ -225,10 +228,10 @@ void CompiledPlan::check_out_overlap(const CallArgs& args) const {
     if (allowed && same_view(in, out)) continue;
     const std::string& name = input(i).name;
     if (same_view(in, out)) {
-      throw ValueError(message(what + " is input '" + name + "' itself, which this op does not allow (its manifest "
+      throw ValueError(message(what() + " is input '" + name + "' itself, which this op does not allow (its manifest "
                                "declares no may_alias of '" + name + "'); pass a separate buffer"));
     }
-    throw ValueError(message(what + " overlaps input '" + name + "' in part: they share memory without being the same "
+    throw ValueError(message(what() + " overlaps input '" + name + "' in part: they share memory without being the same "
                              "view, so the result would depend on the order the kernel writes in; pass a separate "
                              "buffer" + (allowed ? " or '" + name + "' itself" : std::string())));
   }
