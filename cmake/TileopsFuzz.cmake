@@ -1,7 +1,8 @@
-# TILEOPS_BUILD_FUZZERS builds the libFuzzer targets of fuzz/. libFuzzer comes with clang only;
-# every target of the build gets libFuzzer's coverage instrumentation and AddressSanitizer with
-# UndefinedBehaviorSanitizer (the fuzzers bring their own sanitizers: TILEOPS_SANITIZE stays
-# empty).
+# TILEOPS_BUILD_FUZZERS builds the libFuzzer targets of fuzz/. libFuzzer comes with clang only.
+# Every target of the build gets libFuzzer's coverage instrumentation and AddressSanitizer with
+# UndefinedBehaviorSanitizer: either through TILEOPS_SANITIZE=address,undefined, so that the test
+# suites and the fuzzers share one instrumented build (scripts/sanitize.sh, scripts/fuzz.sh), or,
+# with TILEOPS_SANITIZE empty, from here.
 if(NOT TILEOPS_BUILD_FUZZERS)
   return()
 endif()
@@ -10,11 +11,12 @@ if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
                       "${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}; configure with "
                       "-DCMAKE_CXX_COMPILER=clang++-16 -DCMAKE_C_COMPILER=clang-16 (scripts/fuzz.sh does)")
 endif()
-if(NOT TILEOPS_SANITIZE STREQUAL "")
-  message(FATAL_ERROR "TILEOPS_BUILD_FUZZERS instruments with address,undefined itself; "
-                      "leave TILEOPS_SANITIZE empty (got '${TILEOPS_SANITIZE}')")
+if(TILEOPS_SANITIZE STREQUAL "")
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+elseif(NOT TILEOPS_SANITIZE MATCHES "^(address,undefined|undefined,address)$")
+  message(FATAL_ERROR "TILEOPS_BUILD_FUZZERS instruments with address,undefined; TILEOPS_SANITIZE "
+                      "must be empty or address,undefined (got '${TILEOPS_SANITIZE}')")
 endif()
-add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-                    -fno-omit-frame-pointer)
-add_link_options(-fsanitize=address,undefined)
+add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=fuzzer-no-link>")
 message(STATUS "tileops: fuzzers enabled (libFuzzer, address, undefined)")

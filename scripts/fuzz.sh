@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ with clang 16, AddressSanitizer and
-# UndefinedBehaviorSanitizer into build-fuzz/, then runs the targets one after another: each
-# first replays its committed inputs (fuzz/<target>/regressions/), then fuzzes for a bounded
-# time from its seeds (fuzz/<target>/seeds/; manifests/ and tests/data/ too for the manifest
-# and opgen targets) with its dictionary, keeping the grown corpus in build-fuzz/corpus/<target>/.
-# Findings (crash-, leak-, timeout-, oom- and slow-unit- inputs) land in
-# build-fuzz/findings/<target>/, each target's output in build-fuzz/logs/<target>.log, and
-# one summary line per target on stdout (and in build-fuzz/logs/<target>.summary). Exits non-zero when any target has a finding.
+# UndefinedBehaviorSanitizer into build-address-undefined/ (the tree of
+# `scripts/sanitize.sh address,undefined`: after that suite, nothing is compiled again), then
+# runs the targets one after another: each first replays its committed inputs
+# (fuzz/<target>/regressions/), then fuzzes for a bounded time from its seeds
+# (fuzz/<target>/seeds/; manifests/ and tests/data/ too for the manifest and opgen targets) with
+# its dictionary, keeping the grown corpus in <build>/corpus/<target>/. Findings (crash-, leak-,
+# timeout-, oom- and slow-unit- inputs) land in <build>/findings/<target>/, each target's output
+# in <build>/logs/<target>.log, and one summary line per target on stdout (and in
+# <build>/logs/<target>.summary). Exits non-zero when any target has a finding.
 # Usage: scripts/fuzz.sh [seconds-per-target] [target...]   (default: 60 s, every target)
 # TILEOPS_FUZZ_RUNS=N also stops each target after N executions (a long campaign:
 # TILEOPS_FUZZ_RUNS=1000000 scripts/fuzz.sh 86400).
@@ -25,13 +27,9 @@ for t in "${targets[@]}"; do
   fi
 done
 
-build_dir=${TILEOPS_FUZZ_BUILD_DIR:-build-fuzz}
-launcher=()
-if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
-cmake -S . -B "$build_dir" -G Ninja -DTILEOPS_BUILD_FUZZERS=ON \
-  -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16 "${launcher[@]}" \
-  -DTILEOPS_BUILD_TESTS=OFF -DTILEOPS_BUILD_BENCH=OFF -DTILEOPS_WITH_CUDA=OFF -DTILEOPS_WITH_ROCM=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" >/dev/null
+build_dir=${TILEOPS_FUZZ_BUILD_DIR:-build-address-undefined}
+. scripts/lib/sanitizer_build.sh
+configure_sanitizer_build address,undefined "$build_dir" >/dev/null
 cmake --build "$build_dir" --parallel "$(nproc)" --target "${targets[@]/#/fuzz_}"
 
 # No user or system config may change what the targets see.

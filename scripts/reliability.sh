@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
 done
 
 build_dir=${TILEOPS_BUILD_DIR:-build}
-fuzz_dir=${TILEOPS_FUZZ_BUILD_DIR:-build-fuzz}
+fuzz_dir=${TILEOPS_FUZZ_BUILD_DIR:-build-address-undefined}
 tests="$build_dir/bin/tileops_tests"
 fault_sources=${RELIABILITY_FAULT_SOURCES:-"*tests/plugin_host/*,*tests/plugins/*,*tests/reliability/*"}
 failed=0

@@ -5,10 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:?usage: scripts/sanitize.sh thread|address|undefined|address,undefined}
 build_dir="build-${kind/,/-}"
-# -O1 with line tables: instrumented code fast enough to test, compiled quickly, readable traces.
-# GPU device code cannot be instrumented and the GPU tests skip on CI machines: no GPU plugins.
-cmake -S . -B "$build_dir" -G Ninja -DTILEOPS_SANITIZE="$kind" -DTILEOPS_BUILD_BENCH=OFF -DTILEOPS_WITH_CUDA=OFF \
-  -DTILEOPS_WITH_ROCM=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
+. scripts/lib/sanitizer_build.sh
+configure_sanitizer_build "$kind" "$build_dir"
 cmake --build "$build_dir" --parallel "$(nproc)"
 # OpenBLAS is not instrumented: keep it on the calling thread so the sanitizers see every access.
 export OPENBLAS_NUM_THREADS=1
