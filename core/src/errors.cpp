@@ -1,22 +1,64 @@
 #include "tileops/errors.hpp"
 
+#include <iterator>
+#include <type_traits>
+
+#include "error_family.hpp"
 #include "manifest/manifest_error.hpp"
 
 namespace tileops {
+namespace {
 
-std::string_view error_kind(const Error& e) {
-  // Most derived first: each class is checked before the classes it derives from.
-  if (dynamic_cast<const ConfigError*>(&e)) return "ConfigError";
-  if (dynamic_cast<const UnknownTargetError*>(&e)) return "UnknownTargetError";
-  if (dynamic_cast<const manifest::ManifestError*>(&e)) return "ManifestError";
-  if (dynamic_cast<const OutOfMemoryError*>(&e)) return "OutOfMemoryError";
-  if (dynamic_cast<const OpNotAvailableError*>(&e)) return "OpNotAvailableError";
-  if (dynamic_cast<const AmbiguousTargetError*>(&e)) return "AmbiguousTargetError";
-  if (dynamic_cast<const BackendError*>(&e)) return "BackendError";
-  if (dynamic_cast<const TypeError*>(&e)) return "TypeError";
-  if (dynamic_cast<const ValueError*>(&e)) return "ValueError";
-  if (dynamic_cast<const RuntimeError*>(&e)) return "RuntimeError";
-  return "Error";
+template <class E>
+bool is_instance(const Error& e) {
+  if constexpr (std::is_same_v<E, Error>) {
+    return true;
+  } else {
+    return dynamic_cast<const E*>(&e) != nullptr;
+  }
 }
+
+template <class E>
+std::exception_ptr with_message(const Error&, const std::string& message) {
+  return std::make_exception_ptr(E(message));
+}
+
+template <>
+std::exception_ptr with_message<manifest::ManifestError>(const Error& original, const std::string& message) {
+  return std::make_exception_ptr(
+      manifest::ManifestError(message, static_cast<const manifest::ManifestError&>(original).problems()));
+}
+
+template <class E>
+constexpr ErrorClass entry(std::string_view name) {
+  return {name, is_instance<E>, with_message<E>};
+}
+
+constexpr ErrorClass kFamily[] = {
+    entry<ConfigError>("ConfigError"),
+    entry<UnknownTargetError>("UnknownTargetError"),
+    entry<manifest::ManifestError>("ManifestError"),
+    entry<OutOfMemoryError>("OutOfMemoryError"),
+    entry<OpNotAvailableError>("OpNotAvailableError"),
+    entry<AmbiguousTargetError>("AmbiguousTargetError"),
+    entry<BackendError>("BackendError"),
+    entry<TypeError>("TypeError"),
+    entry<ValueError>("ValueError"),
+    entry<RuntimeError>("RuntimeError"),
+    entry<Error>("Error"),
+};
+
+}  // namespace
+
+std::span<const ErrorClass> error_family() { return kFamily; }
+
+const ErrorClass& error_class_of(const Error& e) {
+  for (const ErrorClass& c : kFamily) {
+    if (c.is_instance(e)) return c;
+  }
+  return kFamily[std::size(kFamily) - 1];
+}
+
+std::string_view error_kind(const Error& e) { return error_class_of(e).name; }
 
 }  // namespace tileops

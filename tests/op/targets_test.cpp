@@ -2,6 +2,12 @@
 // before a target kernel runs, and the two ways a backend joins.
 #include <doctest/doctest.h>
 
+#include <functional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "manifest/manifest_error.hpp"
 #include "support/host_runtime.hpp"
 #include "support/test_ops.hpp"
 #include "tileops/errors.hpp"
@@ -251,6 +257,35 @@ TEST_CASE("a detector's tileops error keeps its kind and names the detector's ta
                                          "about acme_t:0, failed: the device is in a bad mood"),
                        ValueError);
   CHECK_FALSE(op.serving_target().has_value());
+}
+
+TEST_CASE("a detector's error keeps its most derived kind, a manifest error its problems too") {
+  AcmeTarget acme;
+  const manifest::Problem problem{"vendor.yaml", "ScaleTestFwdOp", "signature", "no inputs"};
+  const std::vector<std::pair<std::function<void()>, std::string_view>> throws = {
+      {[] { throw ConfigError("bad key"); }, "ConfigError"},
+      {[] { throw OutOfMemoryError("no room"); }, "OutOfMemoryError"},
+      {[] { throw UnknownTargetError("no such target"); }, "UnknownTargetError"},
+      {[&] { throw manifest::ManifestError({problem}); }, "ManifestError"},
+      {[] { throw Error("plain"); }, "Error"},
+  };
+  for (const auto& [raise, kind] : throws) {
+    CAPTURE(kind);
+    Registrar vendor("moody_vendor");
+    vendor.register_detector("moody_t", [&](const Device&) -> bool { raise(); return false; });
+    ScaleTestFwdOp op;
+    try {
+      op(on(ramp(2), "acme_t:0"));
+      FAIL("the detector's error did not reach the caller");
+    } catch (const Error& e) {
+      CHECK(error_kind(e) == kind);
+      CHECK(std::string(e.what()).find("the detector of target 'moody_t' (plugin 'moody_vendor')") != std::string::npos);
+      if (const auto* m = dynamic_cast<const manifest::ManifestError*>(&e)) {
+        REQUIRE(m->problems().size() == 1);
+        CHECK(m->problems()[0].str() == problem.str());
+      }
+    }
+  }
 }
 
 TEST_CASE("a detector that calls an op needing detection is refused, naming the detector, instead of recursing") {

@@ -14,4 +14,7 @@ std::string joined(const std::vector<Problem>& problems) {
 ManifestError::ManifestError(std::vector<Problem> problems)
     : ValueError(joined(problems)), problems_(std::move(problems)) {}
 
+ManifestError::ManifestError(const std::string& message, std::vector<Problem> problems)
+    : ValueError(message), problems_(std::move(problems)) {}
+
 }  // namespace tileops::manifest

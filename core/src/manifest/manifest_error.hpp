@@ -24,6 +24,8 @@ struct Problem {
 class TILEOPS_API ManifestError : public ValueError {
  public:
   explicit ManifestError(std::vector<Problem> problems);
+  // The same problems under another message (one that says where they were met).
+  ManifestError(const std::string& message, std::vector<Problem> problems);
   const std::vector<Problem>& problems() const { return problems_; }
 
  private:

@@ -3,6 +3,7 @@
 #include <exception>
 #include <typeinfo>
 
+#include "error_family.hpp"
 #include "tileops/extend/kernel.hpp"
 
 namespace tileops {
@@ -22,18 +23,7 @@ void throw_backend_fault(const std::string& where) {
 }
 
 void rethrow_with_where(const Error& e, const std::string& where) {
-  const std::string message = where + " failed: " + e.what();
-  // Most derived first: each class below derives from one further down.
-  if (dynamic_cast<const ConfigError*>(&e)) throw ConfigError(message);
-  if (dynamic_cast<const UnknownTargetError*>(&e)) throw UnknownTargetError(message);
-  if (dynamic_cast<const ValueError*>(&e)) throw ValueError(message);
-  if (dynamic_cast<const TypeError*>(&e)) throw TypeError(message);
-  if (dynamic_cast<const OutOfMemoryError*>(&e)) throw OutOfMemoryError(message);
-  if (dynamic_cast<const OpNotAvailableError*>(&e)) throw OpNotAvailableError(message);
-  if (dynamic_cast<const AmbiguousTargetError*>(&e)) throw AmbiguousTargetError(message);
-  if (dynamic_cast<const BackendError*>(&e)) throw BackendError(message);
-  if (dynamic_cast<const RuntimeError*>(&e)) throw RuntimeError(message);
-  throw Error(message);
+  std::rethrow_exception(error_class_of(e).with_message(e, where + " failed: " + e.what()));
 }
 
 }  // namespace tileops
