@@ -1,6 +1,8 @@
 // Lists in messages: "a, b, c".
 #pragma once
 
+#include <cstddef>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -23,6 +25,22 @@ std::string join_with(const Range& items, Write write, std::string_view separato
 template <class Range>
 std::string join(const Range& items, std::string_view separator = ", ") {
   return join_with(items, [](std::string& s, const auto& item) { s += item; }, separator);
+}
+
+// The first `listed` items joined, then " and N more" for the rest: a list in a message whose
+// length the input decides.
+template <class Range>
+std::string join_first(const Range& items, std::size_t listed) {
+  std::string s;
+  std::size_t n = 0;
+  for (const auto& item : items) {
+    if (n == listed) break;
+    if (n++ > 0) s += ", ";
+    s += item;
+  }
+  const auto total = static_cast<std::size_t>(std::distance(std::begin(items), std::end(items)));
+  if (total > listed) s += " and " + std::to_string(total - listed) + " more";
+  return s;
 }
 
 // `list`, or "(none)" when it is empty.

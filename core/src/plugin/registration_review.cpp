@@ -6,18 +6,13 @@
 #include <unordered_set>
 
 #include "backend/registry.hpp"
+#include "join.hpp"
 #include "nearest_names.hpp"
 #include "op/installed_kernels.hpp"
 #include "tileops/errors.hpp"
 
 namespace tileops::plugin {
 namespace {
-
-std::string join(const std::vector<std::string>& items, const char* separator = ", ") {
-  std::string s;
-  for (const auto& item : items) s += (s.empty() ? "" : separator) + item;
-  return s;
-}
 
 template <class T>
 bool overlap(const std::vector<T>& a, const std::vector<T>& b) {
@@ -55,13 +50,6 @@ std::string interfaces_str(const OpClass& cls) {
 
 // At most this many names are listed in one message; the rest are counted.
 constexpr std::size_t kNamesListed = 8;
-
-// `items` joined, the first kNamesListed of them, then "and N more".
-std::string join_some(const std::vector<std::string>& items) {
-  if (items.size() <= kNamesListed) return join(items);
-  const std::vector<std::string> first(items.begin(), items.begin() + kNamesListed);
-  return join(first) + " and " + std::to_string(items.size() - kNamesListed) + " more";
-}
 
 // The problems of `mine`, a kernel type the plugin registered for `cls`; `by_key` indexes `all`.
 void review_kernel_type(const OpClass& cls, const Candidate& mine, const std::vector<Candidate>& all,
@@ -106,7 +94,7 @@ void review_kernel_type(const OpClass& cls, const Candidate& mine, const std::ve
       }
       problems.push_back(subject + " is preferred over '" + other_key + "', which no kernel type of " + op +
                          " has (plugins that load later cannot be named); the other keys of interface '" + interface +
-                         "' are " + (same.empty() ? std::string("none") : join_some(same)));
+                         "' are " + (same.empty() ? std::string("none") : join_first(same, kNamesListed)));
     } else if (other->interface != mine.interface) {
       const std::string theirs = other->interface < 0 ? other->type->interface_name
                                                       : "interface '" + cls.interfaces()[other->interface].name + "'";
@@ -179,7 +167,7 @@ void warn_ambiguities(const OpClass& cls, const InstalledKernels& table, const s
     std::vector<std::string> names;
     for (std::size_t b : partners) names.push_back("'" + table.kernels[b].key + "' (" + table.kernels[b].origin() + ")");
     warnings.push_back("kernel type '" + ka.key + "' (" + ka.origin() + ") and " + std::to_string(partners.size()) +
-                       " others (" + join_some(names) + ") implement interface '" + cls.interfaces()[ka.interface].name +
+                       " others (" + join_first(names, kNamesListed) + ") implement interface '" + cls.interfaces()[ka.interface].name +
                        "' of " + cls.name() + " on devices in common, and none of them is preferred over '" + ka.key +
                        "' or it over them: every call of " + cls.name() + " that two of them accept fails with "
                        "'dispatch is ambiguous'. Fix: declare preferred_over between them; an application may choose "
