@@ -4,7 +4,6 @@
 #pragma once
 
 #include <exception>
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -19,10 +18,6 @@ struct ErrorClass {
   // lends whatever else the class carries, such as a ManifestError's problems.
   std::exception_ptr (*with_message)(const Error& original, const std::string& message);
 };
-
-// The family, most derived first: every class precedes the classes it derives from, so the first
-// entry whose is_instance holds names an error's most derived class. The last entry is Error.
-std::span<const ErrorClass> error_family();
 
 // The entry of `e`'s most derived class in the family.
 const ErrorClass& error_class_of(const Error& e);

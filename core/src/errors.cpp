@@ -34,6 +34,8 @@ constexpr ErrorClass entry(std::string_view name) {
   return {name, is_instance<E>, with_message<E>};
 }
 
+// Most derived first: every class precedes the classes it derives from, so the first entry
+// whose is_instance holds names an error's most derived class. Error, the root, comes last.
 constexpr ErrorClass kFamily[] = {
     entry<ConfigError>("ConfigError"),
     entry<UnknownTargetError>("UnknownTargetError"),
@@ -49,8 +51,6 @@ constexpr ErrorClass kFamily[] = {
 };
 
 }  // namespace
-
-std::span<const ErrorClass> error_family() { return kFamily; }
 
 const ErrorClass& error_class_of(const Error& e) {
   for (const ErrorClass& c : kFamily) {
