@@ -76,6 +76,30 @@ std::int64_t element_offset(const Shape& shape, const Strides& strides, std::int
   return off;
 }
 
+// Calls fn(offset) for every element in row-major order, offsets as element_offset gives them,
+// stepping through the strides once rather than dividing per element.
+template <class Fn>
+void for_each_element_offset(const Shape& shape, const Strides& strides, std::int64_t base, Fn&& fn) {
+  const std::size_t rank = shape.size();
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return;
+  const std::int64_t inner = rank == 0 ? 1 : shape[rank - 1];
+  const std::int64_t inner_stride = rank == 0 ? 0 : strides[rank - 1];
+  std::vector<std::int64_t> index(rank, 0);
+  std::int64_t off = base;
+  for (;;) {
+    for (std::int64_t k = 0; k < inner; ++k) fn(off + k * inner_stride);
+    std::size_t d = rank == 0 ? 0 : rank - 1;
+    for (;;) {
+      if (d == 0) return;
+      --d;
+      off += strides[d];
+      if (++index[d] < shape[d]) break;
+      off -= index[d] * strides[d];
+      index[d] = 0;
+    }
+  }
+}
+
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank, const char* what) {
   const std::int64_t lo = rank == 0 ? -1 : -rank;
   const std::int64_t hi = rank == 0 ? 1 : rank;
@@ -387,15 +411,25 @@ std::vector<double> Tensor::to_doubles() const {
     DeviceRuntime* rt = find_device_runtime(device().type());
     if (rt == nullptr || !rt->host_accessible()) return to(Device::cpu()).to_doubles();
   }
-  std::vector<double> out(static_cast<std::size_t>(numel()));
-  for (std::int64_t k = 0; k < numel(); ++k) out[static_cast<std::size_t>(k)] = get(k);
+  if (numel() == 0) return {};
+  require_host(*this, "to_doubles");
+  const Impl& i = impl();
+  const auto* data = static_cast<const std::byte*>(i.storage->data());
+  const auto size = static_cast<std::int64_t>(dtype_size(i.dtype));
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(numel()));
+  for_each_element_offset(i.shape, i.strides, i.offset,
+                          [&](std::int64_t off) { out.push_back(load(data + off * size, i.dtype)); });
   return out;
 }
 
 void Tensor::fill(double value) const {
   require_host(*this, "fill");
   require_writable(*this, "fill");
-  for (std::int64_t k = 0; k < numel(); ++k) set(k, value);
+  const Impl& i = impl();
+  auto* data = static_cast<std::byte*>(i.storage->data());
+  const auto size = static_cast<std::int64_t>(dtype_size(i.dtype));
+  for_each_element_offset(i.shape, i.strides, i.offset, [&](std::int64_t off) { store(data + off * size, i.dtype, value); });
 }
 
 void Tensor::copy_from(const Tensor& src) const {

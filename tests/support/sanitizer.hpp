@@ -1,6 +1,6 @@
 // TILEOPS_TEST_UNDER_SANITIZER is defined when this test binary runs under AddressSanitizer or
-// ThreadSanitizer, whose shadow memory no address-space limit (RLIMIT_AS, ulimit -v) can hold:
-// tests that set one skip there.
+// ThreadSanitizer. Their shadow memory no address-space limit (RLIMIT_AS, ulimit -v) can hold, so
+// tests that set one skip there; and instrumented code is slow, so the largest sweeps run a subset.
 #pragma once
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
