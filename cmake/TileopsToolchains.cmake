@@ -49,6 +49,7 @@ if(TILEOPS_BUILD_CUDA)
     set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
     set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
   endif()
+  include(TileopsCudaArchs)
 endif()
 
 set(_rocm_found OFF)

@@ -4,8 +4,8 @@
 // contiguous tensors; odd offsets take the kernels' scalar paths), and launches on the calling
 // thread's current stream of the call's device, allocating its outputs (and any workspace)
 // from that device's stream-ordered pool. Nothing is compiled, queried from the device or
-// synchronised on a call. On cuda, kKernelArchs is empty ("every arch"): the build embeds sm_90a
-// machine code and compute_75 PTX, which the driver compiles for any GPU that CUDA 13 supports.
+// synchronised on a call. On cuda, kKernelArchs is empty ("every arch"): the build embeds machine
+// code for the common GPUs and PTX that the driver compiles for any other (TileopsCudaArchs.cmake).
 #pragma once
 
 #include "fault_record.hpp"

@@ -15,7 +15,8 @@ inline constexpr const char* kDeviceType = "hip";
 inline constexpr ArchList kKernelArchs{TILEOPS_HIP_ARCH_NUMBERS};
 #else
 inline constexpr const char* kDeviceType = "cuda";
-// Every architecture: the build embeds PTX that the driver compiles for any newer GPU.
+// Every architecture: the build embeds PTX of compute_75 or lower, which the driver compiles
+// for any GPU without machine code of its own (cmake/TileopsCudaArchs.cmake).
 inline constexpr ArchList kKernelArchs{};
 #endif
 
