@@ -1,6 +1,6 @@
 // What the GPU benchmarks share: CUDA events around batches of calls on the default stream,
 // after a warm-up, reported as the median milliseconds per call of 15 batches; and this run's
-// device-to-device copy bandwidth, the yardstick of memory-bound rows.
+// device-to-device copy bandwidth, the yardstick of memory-bound rows, at 2 GiB and at an op's size.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -55,17 +55,30 @@ inline double time_calls(const std::function<void(int)>& call, int copies) {
   return median(per_call);
 }
 
-// Bytes read plus bytes written per second by a 1 GiB cudaMemcpy on the device.
-inline double copy_bandwidth_gbps() {
-  const std::size_t bytes = std::size_t{1} << 30;
-  void *a = nullptr, *b = nullptr;
-  check(cudaMalloc(&a, bytes), "cudaMalloc");
-  check(cudaMalloc(&b, bytes), "cudaMalloc");
-  check(cudaMemset(a, 1, bytes), "memset");
-  const double ms = time_calls([&](int) { check(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice), "copy"); }, 1);
-  cudaFree(a);
-  cudaFree(b);
+// Bytes read plus bytes written per second by cudaMemcpy moving `moved` bytes in all (half of it
+// read, half written), timed as an op is: rotated among `copies` source and destination pairs, so
+// that a size the L2 cache holds is measured as the op of that size is.
+inline double copy_bandwidth_gbps(std::size_t moved, int copies) {
+  const std::size_t bytes = moved / 2;
+  std::vector<void*> src(static_cast<std::size_t>(copies)), dst(static_cast<std::size_t>(copies));
+  for (int i = 0; i < copies; ++i) {
+    check(cudaMalloc(&src[static_cast<std::size_t>(i)], bytes), "cudaMalloc");
+    check(cudaMalloc(&dst[static_cast<std::size_t>(i)], bytes), "cudaMalloc");
+    check(cudaMemset(src[static_cast<std::size_t>(i)], 1, bytes), "memset");
+  }
+  const double ms = time_calls(
+      [&](int i) {
+        const auto k = static_cast<std::size_t>(i);
+        check(cudaMemcpyAsync(dst[k], src[k], bytes, cudaMemcpyDeviceToDevice), "copy");
+      },
+      copies);
+  for (int i = 0; i < copies; ++i) {
+    cudaFree(src[static_cast<std::size_t>(i)]);
+    cudaFree(dst[static_cast<std::size_t>(i)]);
+  }
   return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
 }
 
+// Bytes read plus bytes written per second by a 1 GiB cudaMemcpy on the device.
+inline double copy_bandwidth_gbps() { return copy_bandwidth_gbps(std::size_t{1} << 31, 1); }
 }  // namespace tileops::bench

@@ -1,6 +1,7 @@
 // Times the cuda plugin's kernels through op(...) on one GPU and prints one JSON object per
 // line: the device-to-device copy bandwidth of this run, then each (op, shape, dtype) with its
-// median time per call and the bytes its manifest roofline counts, then the host time of one
+// median time per call, the bytes its manifest roofline counts and the rate of a copy moving as
+// many bytes, timed the same way, then the host time of one
 // cached call of a tiny op. bench/gpu/compare_torch.py runs it beside PyTorch's kernels on
 // the same shapes and prints the table.
 //
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -194,6 +196,8 @@ int main(int argc, char** argv) {
   const double copy = bench::copy_bandwidth_gbps();
   std::printf("{\"kind\": \"copy\", \"device\": \"%s\", \"gbps\": %.1f}\n", prop.name, copy);
   const std::string only = argc > 1 ? argv[1] : "";
+  // The copy rate at each (bytes moved, input copies) of the cases, measured once.
+  std::map<std::pair<std::size_t, std::size_t>, double> same_size_copy;
   for (const Case& c : cases()) {
     if (!only.empty() && c.op != only) continue;
     std::unique_ptr<Op> op = c.make();
@@ -207,11 +211,15 @@ int main(int argc, char** argv) {
     const double bytes = op->eval_roofline().bytes;
     const double ms = time_calls([&](int i) { op->call(CallArgs(sets[static_cast<std::size_t>(i)])); },
                                  static_cast<int>(sets.size()));
+    const auto key = std::make_pair(static_cast<std::size_t>(bytes), sets.size());
+    if (!same_size_copy.count(key)) {
+      same_size_copy[key] = bench::copy_bandwidth_gbps(key.first, static_cast<int>(key.second));
+    }
     std::printf(
         "{\"kind\": \"op\", \"op\": \"%s\", \"shape\": [%lld, %lld], \"dtype\": \"%s\", \"ms\": %.6f, "
-        "\"bytes\": %.0f, \"copies\": %zu}\n",
+        "\"bytes\": %.0f, \"copies\": %zu, \"same_size_copy_gbps\": %.1f}\n",
         c.op.c_str(), static_cast<long long>(c.shape[0]), static_cast<long long>(c.shape[1]),
-        std::string(dtype_name(c.dtype)).c_str(), ms, bytes, sets.size());
+        std::string(dtype_name(c.dtype)).c_str(), ms, bytes, sets.size(), same_size_copy[key]);
     std::fflush(stdout);
   }
   print_host_costs();

@@ -19,9 +19,12 @@
 #                    python_bench.json its figures
 #   families.md      FusedMoEFwdOp against PyTorch's per-expert loop and torch._grouped_mm, pooling
 #                    and RoPE against torch (families_vs_torch.py)
+#   row_ops.md       the memory-bound kernels alone against a same-size copy, at the block shapes
+#                    their launchers choose among (row_ops_harness)
 # --tests-only stops after the tests, the main jobs and the Python GPU tests; --attention runs
 # only the attention tests, the decoder layer and the attention table; --new-ops runs the GPU
-# tests, the Python GPU tests, the memory-bound op table and the families table. About five minutes
+# tests, the Python GPU tests, the memory-bound op table and the families table; --row-ops runs the
+# GPU tests, row_ops_harness and the memory-bound op table. About five minutes
 # on an H200, and a few more for the Python GPU tests (each boundary operator compiled cold).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,6 +47,15 @@ if [ "${1:-}" = "--attention" ]; then
   exit $status
 fi
 export TILEOPS_LIBRARY=$PWD/$dev/lib/libtileops.so.0
+if [ "${1:-}" = "--row-ops" ]; then
+  "$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
+  tail -n 4 "$out/gpu_tests.log"
+  "$dev/bin/row_ops_harness" >"$out/row_ops.md" 2>&1 || status=1
+  cat "$out/row_ops.md"
+  python3 bench/gpu/compare_torch.py "$dev/bin/gpu_op_bench" --json "$out/gpu_bench.json" \
+    --markdown "$out/gpu_bench.md" >/dev/null || status=1
+  exit $status
+fi
 if [ "${1:-}" = "--new-ops" ]; then
   "$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
   tail -n 25 "$out/gpu_tests.log"

@@ -1,0 +1,263 @@
+// A standalone timing of the memory-bound kernels (elementwise.cu, row_norm.cu, softmax.cu and
+// batch_norm.cu compiled in, no plugin) on [16384, 4096] float16 against a copy of the same bytes,
+// each launched alone back to back: what the kernels reach without the op call around them, the
+// cost a stream-ordered allocation per call adds, the row kernels' block shapes and batch norm's
+// rows per thread and in flight side by side (the launchers' choice first); before them, the erf
+// form of GELU's error over every float16 input from -16 to 4. The figures behind the launchers'
+// choices. Built as bench/gpu/row_ops_harness by the CUDA build, or alone from the repository root:
+//   nvcc -std=c++20 -gencode=arch=compute_90a,code=sm_90a -O2 -I core/include
+//        -I <build>/core/include -I plugins/gpu_common/host bench/gpu/row_ops_harness.cu -o row_ops_harness
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../../plugins/gpu_common/kernels/elementwise.cu"
+#include "../../plugins/gpu_common/kernels/row_norm.cu"
+#include "../../plugins/gpu_common/kernels/softmax.cu"
+#include "../../plugins/gpu_common/kernels/batch_norm.cu"
+
+// The few library symbols the kernels' launchers need, defined here so that the harness links alone.
+namespace tileops {
+std::string_view dtype_name(DType dtype) { return dtype == DType::float16 ? "float16" : "other"; }
+namespace gpu {
+[[noreturn]] void throw_status(int status, const std::string& what) {
+  throw RuntimeError(what + " failed: " + cudaGetErrorString(static_cast<cudaError_t>(status)));
+}
+void check_launch(const char* kernel) {
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) throw_status(e, std::string("launching kernel ") + kernel);
+}
+}  // namespace gpu
+}  // namespace tileops
+
+// Named, not anonymous: nvcc's host stubs cannot name a kernel argument type of an anonymous
+// namespace here.
+namespace harness {
+using tileops::gpu::store_as;
+using tileops::gpu::to_float;
+// The erf form as PyTorch writes it (no tail branch), to tell the branch's cost from erff's.
+struct GeluErfPlain {
+  template <class T>
+  __device__ T operator()(T v) const {
+    const float f = to_float(v);
+    return store_as<T>(0.5f * f * (1.0f + erff(f * 0.70710678118654752f)));
+  }
+};
+
+// map_kernel with the packs per thread as a parameter.
+template <class T, int kVec, int kPerThread, class F>
+__global__ void map_unrolled(const T* x, T* out, std::int64_t numel, F f) {
+  const std::int64_t packs = numel / kVec;
+  const std::int64_t tile = static_cast<std::int64_t>(blockDim.x) * kPerThread;
+  for (std::int64_t base = blockIdx.x * tile + threadIdx.x; base < packs; base += gridDim.x * tile) {
+    tileops::gpu::Pack<T, kVec> in[kPerThread];
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
+      if (p < packs) in[k] = tileops::gpu::load_pack<kVec>(x + p * kVec);
+    }
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
+      if (p >= packs) break;
+      tileops::gpu::store_pack(out + p * kVec, tileops::gpu::map_pack(f, in[k]));
+    }
+  }
+}
+}  // namespace harness
+
+namespace {
+
+using namespace tileops::gpu;
+using tileops::DType;
+
+void cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+// Median milliseconds per launch over 15 batches of 100 after a warm-up.
+double time_ms(const std::function<void()>& launch) {
+  for (int i = 0; i < 20; ++i) launch();
+  cuda(cudaDeviceSynchronize(), "warm-up");
+  cudaEvent_t start, stop;
+  cuda(cudaEventCreate(&start), "event");
+  cuda(cudaEventCreate(&stop), "event");
+  std::vector<double> per;
+  for (int rep = 0; rep < 15; ++rep) {
+    cuda(cudaEventRecord(start), "record");
+    for (int i = 0; i < 100; ++i) launch();
+    cuda(cudaEventRecord(stop), "record");
+    cuda(cudaEventSynchronize(stop), "sync");
+    float ms = 0;
+    cuda(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+    per.push_back(ms / 100);
+  }
+  cuda(cudaGetLastError(), "launch");
+  std::sort(per.begin(), per.end());
+  return per[per.size() / 2];
+}
+
+constexpr std::int64_t kRows = 16384, kN = 4096;
+
+float half_bits_to_float(std::uint16_t h) {
+  __half_raw r;
+  r.x = h;
+  return __half2float(__half(r));
+}
+std::uint16_t float_to_half_bits(float f) { return __half_raw(__float2half_rn(f)).x; }
+
+// The erf form's worst error over float16 inputs from -16 to 4, in units of the float16 spacing at
+// the exact result (so a relative error, also where the result is tiny).
+void check_gelu_erf_tail() {
+  std::vector<std::uint16_t> in;
+  for (float v = -16.0f; v <= 4.0f; v = std::nextafter(v, 5.0f)) {
+    const std::uint16_t h = float_to_half_bits(v);
+    if (in.empty() || in.back() != h) in.push_back(h);
+  }
+  const std::size_t bytes = in.size() * 2;
+  void *x = nullptr, *y = nullptr;
+  cuda(cudaMalloc(&x, bytes), "malloc");
+  cuda(cudaMalloc(&y, bytes), "malloc");
+  cuda(cudaMemcpy(x, in.data(), bytes, cudaMemcpyHostToDevice), "upload");
+  launch_gelu({x, y, static_cast<std::int64_t>(in.size()), DType::float16, false}, nullptr);
+  std::vector<std::uint16_t> out(in.size());
+  cuda(cudaMemcpy(out.data(), y, bytes, cudaMemcpyDeviceToHost), "download");
+  double worst = 0, worst_x = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const double v = half_bits_to_float(in[i]);
+    const double exact = 0.5 * v * std::erfc(-v / std::sqrt(2.0));
+    // float16 spacing at |exact|: 2^(e - 10) for normal values, 2^-24 below 2^-14.
+    const double spacing = std::ldexp(1.0, std::max(std::ilogb(std::max(std::abs(exact), 1e-30)), -14) - 10);
+    const double err = std::abs(static_cast<double>(half_bits_to_float(out[i])) - exact) / spacing;
+    if (err > worst) {
+      worst = err;
+      worst_x = v;
+    }
+  }
+  std::printf("gelu erf float16 over %zu inputs in [-16, 4]: worst error %.2f spacings (at x = %g)\n\n", in.size(),
+              worst, worst_x);
+  cudaFree(x);
+  cudaFree(y);
+}
+
+
+}  // namespace
+
+int main() {
+  check_gelu_erf_tail();
+  const std::size_t bytes = static_cast<std::size_t>(kRows * kN) * 2;
+  void *x = nullptr, *y = nullptr, *w = nullptr, *b = nullptr;
+  cuda(cudaMalloc(&x, bytes), "malloc");
+  cuda(cudaMalloc(&y, bytes), "malloc");
+  cuda(cudaMalloc(&w, kN * 2), "malloc");
+  cuda(cudaMalloc(&b, kN * 2), "malloc");
+  // float16 0.5 everywhere is 0x3800; 0x3800 0x3c00 alternating gives rows that are not constant.
+  std::vector<std::uint16_t> host(static_cast<std::size_t>(kRows * kN));
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<std::uint16_t>(0x3800 + (i * 7919 % 2048));
+  cuda(cudaMemcpy(x, host.data(), bytes, cudaMemcpyHostToDevice), "upload");
+  cuda(cudaMemcpy(w, host.data(), kN * 2, cudaMemcpyHostToDevice), "upload");
+  cuda(cudaMemcpy(b, host.data() + kN, kN * 2, cudaMemcpyHostToDevice), "upload");
+  cudaMemPool_t pool{};
+  cuda(cudaDeviceGetDefaultMemPool(&pool, 0), "pool");
+
+  const double copy = time_ms([&] { cuda(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice), "copy"); });
+  std::printf("| kernel | ms | of copy |\n| --- | ---: | ---: |\n| copy 128 MiB | %.4f | 100%% |\n", copy);
+  const auto row = [&](const std::string& name, const std::function<void()>& launch) {
+    const double ms = time_ms(launch);
+    std::printf("| %s | %.4f | %.0f%% |\n", name.c_str(), ms, 100 * copy / ms);
+    std::fflush(stdout);
+  };
+  const auto* xf = static_cast<const f16*>(x);
+  auto* yf = static_cast<f16*>(y);
+  const auto* wf = static_cast<const f16*>(w);
+  const auto* bf = static_cast<const f16*>(b);
+  const std::int64_t numel = kRows * kN;
+
+  row("relu", [&] { launch_relu({x, y, numel, DType::float16}, nullptr); });
+  row("relu, output from the pool per call", [&] {
+    void* out = nullptr;
+    cuda(cudaMallocFromPoolAsync(&out, bytes, pool, nullptr), "alloc");
+    launch_relu({x, out, numel, DType::float16}, nullptr);
+    cuda(cudaFreeAsync(out, nullptr), "free");
+  });
+  row("gelu tanh", [&] { launch_gelu({x, y, numel, DType::float16, true}, nullptr); });
+  row("gelu erf", [&] { launch_gelu({x, y, numel, DType::float16, false}, nullptr); });
+  row("gelu erf without the left-tail fix", [&] {
+    harness::map_unrolled<f16, 8, 4><<<static_cast<unsigned>(ceil_div(numel / 8, 256 * 4)), 256>>>(
+        xf, yf, numel, harness::GeluErfPlain{});
+  });
+
+  const RowNormArgs norm{x, w, b, y, kRows, kN, 1e-5f, DType::float16};
+  row("rms_norm (launcher)", [&] { launch_rms_norm(norm, nullptr); });
+  row("layer_norm (launcher)", [&] { launch_layer_norm(norm, nullptr); });
+  row("softmax (launcher)", [&] { launch_softmax({x, y, kRows, kN, 1, DType::float16}, nullptr); });
+
+  // Row kernels at other block shapes: packs per thread, rows per block, threads.
+  const auto norm_shape = [&]<int kPacks, int kRowsPerBlock, bool kLayerNorm>(int threads) {
+    const std::string name = std::string(kLayerNorm ? "layer_norm" : "rms_norm") + " packs " +
+                             std::to_string(kPacks) + " rows " + std::to_string(kRowsPerBlock) + " threads " +
+                             std::to_string(threads);
+    row(name, [&] {
+      row_norm_in_registers<f16, 8, kPacks, kRowsPerBlock, kLayerNorm>
+          <<<blocks_for(kRows, kRowsPerBlock), threads>>>(xf, wf, kLayerNorm ? bf : nullptr, yf, kRows, kN, 1e-5f);
+    });
+  };
+  for (bool ln : {false, true}) {
+    const auto shapes = [&]<bool kLayerNorm>() {
+      norm_shape.template operator()<2, 2, kLayerNorm>(256);
+      norm_shape.template operator()<2, 1, kLayerNorm>(256);
+    };
+    if (ln) shapes.template operator()<true>();
+    else shapes.template operator()<false>();
+  }
+  row("softmax packs 2 threads 256", [&] {
+    softmax_rows_in_registers<f16, 8, 2><<<blocks_for(kRows, 1), 256>>>(xf, yf, kRows, kN);
+  });
+
+  // Batch norm over [16384, 4096] as [n, channels]: the output pass at rows per thread and rows in
+  // flight, then the statistics pass at rows per split and rows in flight.
+  std::vector<float> affine_host(static_cast<std::size_t>(kN) * 4);
+  for (std::int64_t c = 0; c < kN; ++c) {
+    affine_host[static_cast<std::size_t>(c) * 4 + 0] = 0.01f * static_cast<float>(c % 7);
+    affine_host[static_cast<std::size_t>(c) * 4 + 1] = 1.0f + 0.001f * static_cast<float>(c % 13);
+    affine_host[static_cast<std::size_t>(c) * 4 + 2] = 0.1f;
+  }
+  void* affine = nullptr;
+  cuda(cudaMalloc(&affine, affine_host.size() * 4), "malloc");
+  cuda(cudaMemcpy(affine, affine_host.data(), affine_host.size() * 4, cudaMemcpyHostToDevice), "upload");
+  const auto* aff = static_cast<const ChannelAffine*>(affine);
+  const auto apply_shape = [&]<int kUnroll>(std::int64_t rows_per_thread) {
+    const dim3 grid(static_cast<unsigned>(kN / 8 / 256), static_cast<unsigned>(ceil_div(kRows, rows_per_thread)));
+    row("batch_norm output pass, " + std::to_string(rows_per_thread) + " rows per thread, " +
+            std::to_string(kUnroll) + " in flight",
+        [&] { apply_channels_last<f16, 8, kUnroll><<<grid, 256>>>(xf, yf, kRows, kN, aff, rows_per_thread); });
+  };
+  apply_shape.template operator()<4>(64);
+  apply_shape.template operator()<8>(64);
+  apply_shape.template operator()<4>(16);
+  apply_shape.template operator()<8>(16);
+  apply_shape.template operator()<4>(256);
+  void* partial = nullptr;
+  cuda(cudaMalloc(&partial, static_cast<std::size_t>(kRows / 16) * kN * sizeof(Moments)), "malloc");
+  const auto moments_shape = [&]<int kUnroll>(std::int64_t chunk) {
+    const dim3 grid(static_cast<unsigned>(kN / 8 / 256), static_cast<unsigned>(kRows / chunk));
+    const double ms = time_ms([&] {
+      moments_channels_last<f16, 8, kUnroll><<<grid, 256>>>(xf, static_cast<Moments*>(partial), kRows, kN, chunk);
+    });
+    // A read-only pass: against half the copy's time (which reads and writes the bytes).
+    std::printf("| batch_norm statistics pass, %lld rows per split, %d in flight | %.4f | %.0f%% of a read |\n",
+                static_cast<long long>(chunk), kUnroll, ms, 100 * copy / 2 / ms);
+  };
+  moments_shape.template operator()<4>(64);
+  moments_shape.template operator()<8>(64);
+  moments_shape.template operator()<4>(16);
+  moments_shape.template operator()<8>(256);
+  return 0;
+}
