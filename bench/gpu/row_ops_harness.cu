@@ -20,19 +20,7 @@
 #include "../../plugins/gpu_common/kernels/softmax.cu"
 #include "../../plugins/gpu_common/kernels/batch_norm.cu"
 
-// The few library symbols the kernels' launchers need, defined here so that the harness links alone.
-namespace tileops {
-std::string_view dtype_name(DType dtype) { return dtype == DType::float16 ? "float16" : "other"; }
-namespace gpu {
-[[noreturn]] void throw_status(int status, const std::string& what) {
-  throw RuntimeError(what + " failed: " + cudaGetErrorString(static_cast<cudaError_t>(status)));
-}
-void check_launch(const char* kernel) {
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) throw_status(e, std::string("launching kernel ") + kernel);
-}
-}  // namespace gpu
-}  // namespace tileops
+#include "harness_library.hpp"
 
 // Named, not anonymous: nvcc's host stubs cannot name a kernel argument type of an anonymous
 // namespace here.
