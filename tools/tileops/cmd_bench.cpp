@@ -23,12 +23,12 @@
 #include "common_options.hpp"
 #include "json_text.hpp"
 #include "op_inputs.hpp"
-#include "json/op_report.hpp"
 #include "op_report.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/extend/device_runtime.hpp"
 #include "tileops/ops/gemm.hpp"
+#include "tileops/reports.hpp"
 #include "tileops/roofline.hpp"
 #include "tileops/testing.hpp"
 
@@ -281,7 +281,7 @@ int run_bench(const std::vector<std::string>& args) {
                   {"gflops", r.flops / s / 1e9},
                   {"roofline_fraction", roof / s},
                   {"serving_target", serving ? nlohmann::json(*serving) : nlohmann::json(nullptr)},
-                  {"kernels", json::kernels_json(*op)}});
+                  {"kernels", nlohmann::json::parse(reports::op_instance(*op))["kernels"]}});
     } catch (const std::exception& e) {
       row["error"] = e.what();
     }

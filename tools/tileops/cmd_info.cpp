@@ -7,10 +7,10 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
-#include "json/backend_json.hpp"
 #include "json_text.hpp"
 #include "tileops/config.hpp"
 #include "tileops/paths.hpp"
+#include "tileops/reports.hpp"
 #include "tileops/version.hpp"
 
 namespace tileops::cli {
@@ -49,7 +49,7 @@ int run_info(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_args("info", "[--json]", args, options, vm)) return 0;
   apply_common_options(vm);
-  nlohmann::json info = json::info_json();
+  nlohmann::json info = nlohmann::json::parse(reports::info());
   const Config cfg = config();
   info["config_search_path"] = config_search_json(vm);
 

@@ -4,10 +4,11 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
-#include "json/op_json.hpp"
 #include "json_text.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
+#include "tileops/ops/catalog.hpp"
+#include "tileops/reports.hpp"
 
 namespace tileops::cli {
 namespace po = boost::program_options;
@@ -82,10 +83,10 @@ int run_ops(const std::vector<std::string>& args) {
       } catch (const Error& e) {
         throw UsageError(std::string("tileops ops: ") + e.what());
       }
-      all.push_back(json::op_json(*entry));
+      all.push_back(nlohmann::json::parse(reports::op(entry->name)));
     }
   } else {
-    for (const OpCatalogEntry& e : op_catalog()) all.push_back(json::op_json(e));
+    all = nlohmann::json::parse(reports::ops());
   }
   if (vm.count("json")) {
     std::cout << json_text(all) << "\n";

@@ -7,10 +7,10 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
-#include "json/backend_json.hpp"
 #include "json_text.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/paths.hpp"
+#include "tileops/reports.hpp"
 
 namespace tileops::cli {
 namespace po = boost::program_options;
@@ -29,9 +29,7 @@ int run_plugins(const std::vector<std::string>& args) {
   nlohmann::json path = nlohmann::json::array();
   for (const auto& p : plugin_search_path()) path.push_back(p.string());
   report["plugin_path"] = path;
-  report["plugins"] = json::plugins_json();
-  report["load_failures"] = json::load_failures_json();
-  report["skipped"] = json::skipped_plugins_json();
+  report.update(nlohmann::json::parse(reports::plugins()));
   std::size_t warned = 0;
   for (const auto& p : report["plugins"]) warned += p["warnings"].empty() ? 0 : 1;
   const std::size_t failed = report["load_failures"].size();

@@ -13,11 +13,10 @@
 #include "common_options.hpp"
 #include "json_text.hpp"
 #include "op_inputs.hpp"
-#include "json/op_json.hpp"
-#include "json/op_report.hpp"
 #include "op_report.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
+#include "tileops/reports.hpp"
 #include "tileops/testing.hpp"
 
 namespace tileops::cli {
@@ -115,9 +114,11 @@ int run_run(const std::vector<std::string>& args) {
   report["device"] = device.str();
   report["target"] = target ? nlohmann::json(*target) : nlohmann::json(nullptr);
   report["serving_target"] = op->serving_target() ? nlohmann::json(*op->serving_target()) : nlohmann::json(nullptr);
-  report["kernels"] = json::kernels_json(*op);
-  report["caches"] = json::caches_json(*op);
-  report["last_call"] = json::record_json(*op->last_call());
+  const nlohmann::json instance = nlohmann::json::parse(reports::op_instance(*op));
+  report["kernels"] = instance["kernels"];
+  report["caches"] = instance["caches"];
+  report["last_call"] = nlohmann::json::parse(reports::last_call(*op));
+  report["last_call"].erase("roofline");
   report["roofline"] = {{"flops", roof.flops}, {"bytes", roof.bytes}};
   report["seconds"] = seconds;
   report["gbps"] = seconds > 0 ? roof.bytes / seconds / 1e9 : 0.0;

@@ -5,9 +5,9 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
-#include "json/backend_json.hpp"
 #include "json_text.hpp"
 #include "tileops/extend/backend.hpp"
+#include "tileops/reports.hpp"
 
 namespace tileops::cli {
 namespace po = boost::program_options;
@@ -24,7 +24,7 @@ int run_targets(const std::vector<std::string>& args) {
   const Target fallback = default_target();
   nlohmann::json report;
   report["default_target"] = fallback ? nlohmann::json(*fallback) : nlohmann::json(nullptr);
-  report["targets"] = json::targets_json();
+  report["targets"] = nlohmann::json::parse(reports::targets());
   if (vm.count("json")) {
     std::cout << json_text(report) << "\n";
     return 0;

@@ -2,11 +2,9 @@
 #include <cstring>
 
 #include "c_api/handles.hpp"
-#include "c_api/json_out.hpp"
-#include "json/backend_json.hpp"
-#include "json/op_json.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/ops/catalog.hpp"
+#include "tileops/reports.hpp"
 #include "tileops/roofline.hpp"
 #include "tileops/target.hpp"
 #include "tileops/version.hpp"
@@ -30,14 +28,7 @@ tileops_status* tileops_ops_json(const char* op_name, char** json) {
   return guarded([&] {
     require_pointer(json, "json");
     *json = nullptr;
-    load_backends();
-    if (op_name != nullptr) {
-      write_json(json::op_json(find_op(checked_string(op_name, "op_name"))), json);
-      return;
-    }
-    nlohmann::json all = nlohmann::json::array();
-    for (const OpCatalogEntry& e : op_catalog()) all.push_back(json::op_json(e));
-    write_json(all, json);
+    *json = owned_string(op_name != nullptr ? reports::op(checked_string(op_name, "op_name")) : reports::ops());
   });
 }
 
@@ -45,9 +36,7 @@ tileops_status* tileops_workloads_json(const char* op_name, int64_t index_cap, c
   return guarded([&] {
     require_pointer(json, "json");
     *json = nullptr;
-    const OpCatalogEntry& entry = find_op(checked_string(op_name, "op_name"));
-    if (index_cap < 0) throw ValueError("index_cap " + std::to_string(index_cap) + " is negative; 0 keeps the rows as written");
-    write_json(json::workloads_json(entry.op_class(), index_cap), json);
+    *json = owned_string(reports::workloads(checked_string(op_name, "op_name"), index_cap));
   });
 }
 
@@ -55,7 +44,7 @@ tileops_status* tileops_info_json(char** json) {
   return guarded([&] {
     require_pointer(json, "json");
     *json = nullptr;
-    write_json(json::info_json(), json);
+    *json = owned_string(reports::info());
   });
 }
 
@@ -63,11 +52,7 @@ tileops_status* tileops_plugins_json(char** json) {
   return guarded([&] {
     require_pointer(json, "json");
     *json = nullptr;
-    load_backends();
-    write_json({{"plugins", json::plugins_json()},
-                {"load_failures", json::load_failures_json()},
-                {"skipped", json::skipped_plugins_json()}},
-               json);
+    *json = owned_string(reports::plugins());
   });
 }
 
@@ -75,8 +60,7 @@ tileops_status* tileops_targets_json(char** json) {
   return guarded([&] {
     require_pointer(json, "json");
     *json = nullptr;
-    load_backends();
-    write_json(json::targets_json(), json);
+    *json = owned_string(reports::targets());
   });
 }
 

@@ -2,12 +2,10 @@
 #include <boost/container/small_vector.hpp>
 
 #include "c_api/handles.hpp"
-#include "c_api/json_out.hpp"
-#include "json/op_json.hpp"
-#include "json/op_report.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/ops/catalog.hpp"
+#include "tileops/reports.hpp"
 
 using namespace tileops;
 using namespace tileops::c_api;
@@ -59,10 +57,7 @@ tileops_status* tileops_op_last_call_json(const tileops_op* op, char** json) {
     require_pointer(json, "json");
     *json = nullptr;
     require_pointer(op, "op");
-    nlohmann::json record = json::record_json(*op->op->last_call());
-    const Roofline roofline = op->op->eval_roofline();
-    record["roofline"] = {{"flops", roofline.flops}, {"bytes", roofline.bytes}};
-    write_json(record, json);
+    *json = owned_string(reports::last_call(*op->op));
   });
 }
 
@@ -71,16 +66,7 @@ tileops_status* tileops_op_json(const tileops_op* op, char** json) {
     require_pointer(json, "json");
     *json = nullptr;
     require_pointer(op, "op");
-    const Op& o = *op->op;
-    const auto serving = o.serving_target();
-    write_json({{"name", o.name()},
-                {"instance_key", o.instance_key()},
-                {"target", o.target() ? nlohmann::json(*o.target()) : nlohmann::json(nullptr)},
-                {"serving_target", serving ? nlohmann::json(*serving) : nlohmann::json(nullptr)},
-                {"params", json::params_json(o.params())},
-                {"kernels", json::kernels_json(o)},
-                {"caches", json::caches_json(o)}},
-               json);
+    *json = owned_string(reports::op_instance(*op->op));
   });
 }
 
