@@ -106,11 +106,11 @@ void print_table_head(const Peaks& peaks, const Device& device) {
 
 // A case's inputs by name, each {"shape": [...], "dtype": "..."}; inputs it does not pass are
 // left out.
-nlohmann::json inputs_json(const SignaturePlan& plan, const WorkloadCase& c) {
+nlohmann::json inputs_json(const OpSignature& plan, const WorkloadCase& c) {
   nlohmann::json out = nlohmann::json::object();
-  for (std::size_t i = 0; i < c.inputs.size() && i < plan.input_names().size(); ++i) {
+  for (std::size_t i = 0; i < c.inputs.size() && i < plan.input_names.size(); ++i) {
     if (!c.inputs[i]) continue;
-    out[plan.input_names()[i]] = {{"shape", c.inputs[i]->shape}, {"dtype", dtype_name(c.inputs[i]->dtype)}};
+    out[plan.input_names[i]] = {{"shape", c.inputs[i]->shape}, {"dtype", dtype_name(c.inputs[i]->dtype)}};
   }
   return out;
 }
@@ -246,7 +246,7 @@ int run_bench(const std::vector<std::string>& args) {
   };
   std::vector<Case> cases;
   for (const OpCatalogEntry* e : ops) {
-    for (WorkloadCase& c : scaled_cases(signature_plan(e->op_class()), cap, "tileops bench")) cases.push_back({e, std::move(c)});
+    for (WorkloadCase& c : scaled_cases(*e, cap, "tileops bench")) cases.push_back({e, std::move(c)});
   }
 
   const bool json = vm.count("json") != 0;
@@ -264,10 +264,10 @@ int run_bench(const std::vector<std::string>& args) {
                    c.id.c_str());
     }
     ParamMap params = testing::random_construction_tensors(c.params);
-    if (signature_plan(entry->op_class()).has_call_time_tensor_input() == false && !params.contains("device")) {
+    if (!describe(*entry).has_call_time_tensor_input() && !params.contains("device")) {
       params.set("device", device);
     }
-    nlohmann::json row = {{"op", entry->name}, {"case", c.id}, {"inputs", inputs_json(signature_plan(entry->op_class()), c)}};
+    nlohmann::json row = {{"op", entry->name}, {"case", c.id}, {"inputs", inputs_json(describe(*entry), c)}};
     try {
       std::unique_ptr<Op> op = entry->make(params, target);
       const std::vector<Tensor> inputs = testing::random_inputs(c, device);

@@ -53,14 +53,14 @@ int run_run(const std::vector<std::string>& args) {
   } catch (const Error& e) {
     throw UsageError(std::string("tileops run: ") + e.what());
   }
-  const SignaturePlan& plan = signature_plan(entry->op_class());
+  const OpSignature plan = describe(*entry);
   ParamMap params;
-  std::vector<std::optional<TensorSpec>> specs(plan.input_names().size());
+  std::vector<std::optional<TensorSpec>> specs(plan.input_names.size());
   std::vector<std::optional<ValueRange>> ranges;
   if (vm.count("cap") && !vm.count("workload")) throw UsageError("tileops run: --cap scales a --workload row; name one");
   if (vm.count("workload")) {
     const std::optional<std::int64_t> cap = vm.count("cap") ? std::optional(vm["cap"].as<std::int64_t>()) : std::nullopt;
-    const WorkloadCase c = find_case(scaled_cases(plan, cap, "tileops run"), plan, vm["workload"].as<std::string>());
+    const WorkloadCase c = find_case(scaled_cases(*entry, cap, "tileops run"), plan, vm["workload"].as<std::string>());
     params = testing::random_construction_tensors(c.params);
     specs = c.inputs;
     ranges = c.ranges;
@@ -137,7 +137,7 @@ int run_run(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       const testing::Comparison c = testing::compare(outputs[i], expected[i]);
       check_failed |= !c.ok;
-      outs.push_back({{"output", plan.output_names()[i]}, {"max_abs", c.max_abs}, {"max_rel", c.max_rel}, {"ok", c.ok}});
+      outs.push_back({{"output", plan.output_names[i]}, {"max_abs", c.max_abs}, {"max_rel", c.max_rel}, {"ok", c.ok}});
     }
     report["check"] = {{"ok", !check_failed}, {"outputs", outs}};
   }

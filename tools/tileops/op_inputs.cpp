@@ -5,10 +5,12 @@
 #include <cmath>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "command.hpp"
-#include "manifest/op_spec.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/device_runtime.hpp"
+#include "tileops/reports.hpp"
 
 namespace tileops::cli {
 namespace {
@@ -61,9 +63,9 @@ std::optional<std::vector<std::int64_t>> parse_list(std::string text) {
   return out;
 }
 
-const manifest::ParamDecl* find_param(const SignaturePlan& plan, const std::string& name) {
-  for (const auto& p : plan.spec().params) {
-    if (p.name == name) return &p;
+const std::string* find_param_type(const OpSignature& plan, const std::string& name) {
+  for (const auto& [param, type] : plan.params) {
+    if (param == name) return &type;
   }
   return nullptr;
 }
@@ -81,16 +83,28 @@ bool mentions(const std::string& type, const std::string& word) {
 
 }  // namespace
 
-Value parse_param(const SignaturePlan& plan, const std::string& name, const std::string& raw) {
-  const manifest::ParamDecl* decl = find_param(plan, name);
-  if (decl == nullptr) {
+OpSignature describe(const OpCatalogEntry& entry) {
+  const nlohmann::json op = nlohmann::json::parse(reports::op(entry.name));
+  OpSignature s;
+  s.op_name = entry.name;
+  for (const auto& p : op["params"]) {
+    s.params.emplace_back(p["name"].get<std::string>(), p.contains("type") ? p["type"].get<std::string>() : "tensor");
+  }
+  for (const auto& in : op["inputs"]) s.input_names.push_back(in["name"].get<std::string>());
+  for (const auto& out : op["outputs"]) s.output_names.push_back(out["name"].get<std::string>());
+  return s;
+}
+
+Value parse_param(const OpSignature& plan, const std::string& name, const std::string& raw) {
+  const std::string* declared = find_param_type(plan, name);
+  if (declared == nullptr) {
     std::string known;
-    for (const auto& p : plan.param_names()) known += (known.empty() ? "" : ", ") + p;
-    throw UsageError(std::string(plan.op_name()) + " has no parameter '" + name + "'; its parameters are: " +
+    for (const auto& p : plan.params) known += (known.empty() ? "" : ", ") + p.first;
+    throw UsageError(plan.op_name + " has no parameter '" + name + "'; its parameters are: " +
                      (known.empty() ? "(none)" : known));
   }
   const std::string text = trim(raw);
-  const std::string& type = decl->type;
+  const std::string& type = *declared;
   auto fail = [&] {
     return UsageError("parameter '" + name + "' of type '" + type + "' cannot take the value '" + text + "'");
   };
@@ -128,7 +142,7 @@ Value parse_param(const SignaturePlan& plan, const std::string& name, const std:
   throw fail();
 }
 
-ParamMap parse_params(const SignaturePlan& plan, const std::vector<std::string>& assignments) {
+ParamMap parse_params(const OpSignature& plan, const std::vector<std::string>& assignments) {
   ParamMap params;
   for (const std::string& a : assignments) {
     const auto eq = a.find('=');
@@ -140,18 +154,19 @@ ParamMap parse_params(const SignaturePlan& plan, const std::vector<std::string>&
   return params;
 }
 
-std::vector<std::optional<TensorSpec>> parse_inputs(const SignaturePlan& plan,
+std::vector<std::optional<TensorSpec>> parse_inputs(const OpSignature& plan,
                                                     const std::vector<std::string>& assignments) {
-  std::vector<std::optional<TensorSpec>> specs(plan.input_names().size());
+  std::vector<std::optional<TensorSpec>> specs(plan.input_names.size());
   for (const std::string& a : assignments) {
     const auto eq = a.find('=');
     if (eq == std::string::npos) throw UsageError("--input '" + a + "' is not NAME=SHAPE[:DTYPE]");
     const std::string name = trim(a.substr(0, eq));
-    const int index = plan.input_index(name);
-    if (index < 0) {
+    const auto found = std::find(plan.input_names.begin(), plan.input_names.end(), name);
+    const auto index = found - plan.input_names.begin();
+    if (found == plan.input_names.end()) {
       std::string known;
-      for (const auto& n : plan.input_names()) known += (known.empty() ? "" : ", ") + n;
-      throw UsageError(std::string(plan.op_name()) + " has no input '" + name + "'; its inputs are: " + known);
+      for (const auto& n : plan.input_names) known += (known.empty() ? "" : ", ") + n;
+      throw UsageError(plan.op_name + " has no input '" + name + "'; its inputs are: " + known);
     }
     const std::string rest = a.substr(eq + 1);
     const auto colon = rest.rfind(':');
@@ -178,18 +193,19 @@ std::vector<std::optional<TensorSpec>> parse_inputs(const SignaturePlan& plan,
   return specs;
 }
 
-std::vector<WorkloadCase> scaled_cases(const SignaturePlan& plan, std::optional<std::int64_t> cap, const std::string& command) {
-  if (!cap) return plan.workload_cases();
+std::vector<WorkloadCase> scaled_cases(const OpCatalogEntry& entry, std::optional<std::int64_t> cap,
+                                       const std::string& command) {
+  if (!cap) return workload_cases(entry.op_class());
   if (*cap <= 0) throw UsageError(command + ": --cap must be positive, got " + std::to_string(*cap));
   const std::int64_t limit = *cap;
-  std::vector<WorkloadCase> cases = plan.workload_cases([limit](std::string_view, std::int64_t v) { return std::min(v, limit); });
+  std::vector<WorkloadCase> cases = workload_cases(entry.op_class(), limit);
   for (WorkloadCase& c : cases) {
     if (const Value* v = c.params.find("seq_len")) c.params.set("seq_len", std::min(std::get<std::int64_t>(*v), limit));
   }
   return cases;
 }
 
-WorkloadCase find_case(const std::vector<WorkloadCase>& cases, const SignaturePlan& plan, const std::string& name) {
+WorkloadCase find_case(const std::vector<WorkloadCase>& cases, const OpSignature& plan, const std::string& name) {
   for (const WorkloadCase& c : cases) {
     if (c.id == name) return c;
   }
@@ -198,7 +214,7 @@ WorkloadCase find_case(const std::vector<WorkloadCase>& cases, const SignaturePl
   }
   std::string ids;
   for (const WorkloadCase& c : cases) ids += (ids.empty() ? "" : ", ") + c.id;
-  throw UsageError(std::string(plan.op_name()) + " has no workload '" + name + "'; its cases are: " + ids);
+  throw UsageError(plan.op_name + " has no workload '" + name + "'; its cases are: " + ids);
 }
 
 double median_seconds(const std::function<void()>& fn, const Device& device, int warmup, int repeat) {
