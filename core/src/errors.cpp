@@ -4,7 +4,6 @@
 #include <type_traits>
 
 #include "error_family.hpp"
-#include "manifest/manifest_error.hpp"
 
 namespace tileops {
 namespace {
@@ -24,9 +23,9 @@ std::exception_ptr with_message(const Error&, const std::string& message) {
 }
 
 template <>
-std::exception_ptr with_message<manifest::ManifestError>(const Error& original, const std::string& message) {
+std::exception_ptr with_message<ManifestError>(const Error& original, const std::string& message) {
   return std::make_exception_ptr(
-      manifest::ManifestError(message, static_cast<const manifest::ManifestError&>(original).problems()));
+      ManifestError(message, static_cast<const ManifestError&>(original).problems()));
 }
 
 template <class E>
@@ -39,7 +38,7 @@ constexpr ErrorClass entry(std::string_view name) {
 constexpr ErrorClass kFamily[] = {
     entry<ConfigError>("ConfigError"),
     entry<UnknownTargetError>("UnknownTargetError"),
-    entry<manifest::ManifestError>("ManifestError"),
+    entry<ManifestError>("ManifestError"),
     entry<OutOfMemoryError>("OutOfMemoryError"),
     entry<OpNotAvailableError>("OpNotAvailableError"),
     entry<AmbiguousTargetError>("AmbiguousTargetError"),

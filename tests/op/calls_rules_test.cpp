@@ -3,7 +3,7 @@
 // tests/op/call_steps_test.cpp for the others.
 #include <doctest/doctest.h>
 
-#include "manifest/manifest_error.hpp"
+#include "tileops/errors.hpp"
 #include "support/rule_ops.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
@@ -123,6 +123,6 @@ TEST_CASE("calls: shape_rules hold refinements only, a form that reads a shape, 
   for (const std::string& rule : rejected) {
     CAPTURE(rule);
     CHECK_THROWS_WITH_AS(SignaturePlan::from_yaml(with_rule(rule), "RejectFwdOp"), doctest::Contains("signature.shape_rules[1]"),
-                         manifest::ManifestError);
+                         ManifestError);
   }
 }

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "manifest/manifest_error.hpp"
+#include "tileops/errors.hpp"
 #include "support/host_runtime.hpp"
 #include "support/test_ops.hpp"
 #include "tileops/errors.hpp"
@@ -261,12 +261,12 @@ TEST_CASE("a detector's tileops error keeps its kind and names the detector's ta
 
 TEST_CASE("a detector's error keeps its most derived kind, a manifest error its problems too") {
   AcmeTarget acme;
-  const manifest::Problem problem{"vendor.yaml", "ScaleTestFwdOp", "signature", "no inputs"};
+  const ManifestProblem problem{"vendor.yaml", "ScaleTestFwdOp", "signature", "no inputs"};
   const std::vector<std::pair<std::function<void()>, std::string_view>> throws = {
       {[] { throw ConfigError("bad key"); }, "ConfigError"},
       {[] { throw OutOfMemoryError("no room"); }, "OutOfMemoryError"},
       {[] { throw UnknownTargetError("no such target"); }, "UnknownTargetError"},
-      {[&] { throw manifest::ManifestError({problem}); }, "ManifestError"},
+      {[&] { throw ManifestError({problem}); }, "ManifestError"},
       {[] { throw Error("plain"); }, "Error"},
   };
   for (const auto& [raise, kind] : throws) {
@@ -280,7 +280,7 @@ TEST_CASE("a detector's error keeps its most derived kind, a manifest error its 
     } catch (const Error& e) {
       CHECK(error_kind(e) == kind);
       CHECK(std::string(e.what()).find("the detector of target 'moody_t' (plugin 'moody_vendor')") != std::string::npos);
-      if (const auto* m = dynamic_cast<const manifest::ManifestError*>(&e)) {
+      if (const auto* m = dynamic_cast<const ManifestError*>(&e)) {
         REQUIRE(m->problems().size() == 1);
         CHECK(m->problems()[0].str() == problem.str());
       }

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "manifest/manifest_error.hpp"
+#include "tileops/errors.hpp"
 #include "signature/expr/ast.hpp"
 #include "signature/expression_eval.hpp"
 #include "signature/signature_plan.hpp"
@@ -217,9 +217,9 @@ DeepFwdOp:
 )yaml";
   CHECK_THROWS_WITH_AS(tileops::SignaturePlan::from_yaml(yaml, "DeepFwdOp", "deep.yaml"),
                        doctest::Contains("deep.yaml: DeepFwdOp: signature.shape_rules[0]:"),
-                       tileops::manifest::ManifestError);
+                       tileops::ManifestError);
   CHECK_THROWS_WITH_AS(tileops::SignaturePlan::from_yaml(yaml, "DeepFwdOp", "deep.yaml"), doctest::Contains(kTooDeep.c_str()),
-                       tileops::manifest::ManifestError);
+                       tileops::ManifestError);
 }
 
 TEST_CASE("type family arguments substituted past the nesting limit name the shape") {
@@ -250,7 +250,7 @@ FamFwdOp:
 )yaml";
   CHECK_THROWS_WITH_AS(tileops::SignaturePlan::from_yaml(yaml, "FamFwdOp", "fam.yaml"),
                        doctest::Contains("fam.yaml: FamFwdOp: signature.outputs.y.shape:"),
-                       tileops::manifest::ManifestError);
+                       tileops::ManifestError);
   CHECK_THROWS_WITH_AS(tileops::SignaturePlan::from_yaml(yaml, "FamFwdOp", "fam.yaml"), doctest::Contains(kTooDeep.c_str()),
-                       tileops::manifest::ManifestError);
+                       tileops::ManifestError);
 }

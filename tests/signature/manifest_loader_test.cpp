@@ -4,7 +4,7 @@
 
 #include "manifest/manifest_loader.hpp"
 #include "manifest/manifest_registry.hpp"
-#include "manifest/validator.hpp"
+#include "tileops/extend/manifest.hpp"
 #include "signature/plan_support.hpp"
 #include "support/temp_dir.hpp"
 
@@ -149,16 +149,16 @@ TEST_CASE("the registry finds specs across the built-in manifests and manifest d
   const manifest::ManifestRegistry one({dir.path() / "extra", dir.path() / "missing"});
   CHECK(one.spec("GoodFwdOp").file == (dir.path() / "extra/good.yaml").string());
   CHECK(one.spec("GemmFwdOp").file == "manifests/gemm.yaml");
-  test::expect_error<manifest::ManifestError>([&] { one.spec("NopeFwdOp"); }, "broken.yaml: (file): yaml: line 3");
+  test::expect_error<ManifestError>([&] { one.spec("NopeFwdOp"); }, "broken.yaml: (file): yaml: line 3");
   const manifest::ManifestRegistry two({dir.path() / "extra", dir.path() / "more"});
-  test::expect_error<manifest::ManifestError>([&] { two.spec("GoodFwdOp"); }, "GoodFwdOp: (entry): the op is defined in both");
+  test::expect_error<ManifestError>([&] { two.spec("GoodFwdOp"); }, "GoodFwdOp: (entry): the op is defined in both");
   const manifest::ManifestRegistry clean({dir.path() / "more"});
   test::expect_error<ValueError>([&] { clean.spec("NopeFwdOp"); },
                                  "no manifest entry is named 'NopeFwdOp'; the known ops are AddFwdOp, AlibiFwdOp");
   test::TempDir bad;
   bad.write("bad.yaml", "BadFwdOp:\n  family: x\n  stauts: spec-only\n");
   const manifest::ManifestRegistry with_bad({bad.path()});
-  test::expect_error<manifest::ManifestError>([&] { with_bad.spec("BadFwdOp"); },
+  test::expect_error<ManifestError>([&] { with_bad.spec("BadFwdOp"); },
                                               "bad.yaml: BadFwdOp: stauts: unknown field 'stauts'");
 }
 
@@ -172,7 +172,7 @@ TEST_CASE("an embedded manifest and a file on the path are one definition when t
   const manifest::ManifestRegistry same({dir.path() / "same"}, {{"good.yaml", good}});
   CHECK(same.spec("GoodFwdOp").file == "good.yaml");
   const manifest::ManifestRegistry differs({dir.path() / "different"}, {{"good.yaml", good}});
-  test::expect_error<manifest::ManifestError>(
+  test::expect_error<ManifestError>(
       [&] { differs.spec("GoodFwdOp"); },
       "GoodFwdOp: (entry): the op is defined differently in " + (dir.path() / "different/good.yaml").string() +
           " and in good.yaml (embedded in the program)");
@@ -206,12 +206,12 @@ TwoGemmFwdOp:
 )yaml";
   const auto a = dir.write("test.yaml", std::string(kGood) + composite);
   const auto b = dir.write("test_more.yaml", kGood);
-  const manifest::ValidationReport report = manifest::validate_manifests({a, b});
+  const ManifestValidation report = validate_manifests({a, b});
   CHECK(report.files == 2);
   CHECK(report.ops == 3);
   REQUIRE(report.problems.size() == 1);
   CHECK(report.problems[0].str() == b.string() + ": GoodFwdOp: (entry): the op is already defined in " + a.string());
-  const manifest::ValidationReport builtin = manifest::validate_manifests({});
+  const ManifestValidation builtin = validate_manifests({});
   CHECK(builtin.ops == 31);
   CHECK(builtin.problems.empty());
 }

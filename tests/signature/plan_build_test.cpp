@@ -2,7 +2,7 @@
 // spec is rejected with a ManifestError naming file, op, field and reason.
 #include <doctest/doctest.h>
 
-#include "manifest/manifest_error.hpp"
+#include "tileops/errors.hpp"
 #include "signature/plan_support.hpp"
 
 using namespace tileops;
@@ -199,7 +199,7 @@ TEST_CASE("malformed specs are rejected naming file, op, field and reason") {
     try {
       SignaturePlan::from_yaml(yaml, op);
       FAIL("accepted: " << what);
-    } catch (const manifest::ManifestError& e) {
+    } catch (const ManifestError& e) {
       const std::string message = e.what();
       CAPTURE(message);
       CHECK(message.find("<yaml>: " + op + ": " + c.expected) != std::string::npos);
@@ -208,9 +208,9 @@ TEST_CASE("malformed specs are rejected naming file, op, field and reason") {
 }
 
 TEST_CASE("a YAML syntax error is a problem of the whole file") {
-  test::expect_error<manifest::ManifestError>([] { SignaturePlan::from_yaml("A: [1, 2\nB: 3\n", "AFwdOp", "bad.yaml"); },
+  test::expect_error<ManifestError>([] { SignaturePlan::from_yaml("A: [1, 2\nB: 3\n", "AFwdOp", "bad.yaml"); },
                                               "bad.yaml: (file): yaml: line 2, column");
-  test::expect_error<manifest::ManifestError>([] { SignaturePlan::from_yaml("- 1\n- 2\n", "AFwdOp", "list.yaml"); },
+  test::expect_error<ManifestError>([] { SignaturePlan::from_yaml("- 1\n- 2\n", "AFwdOp", "list.yaml"); },
                                               "list.yaml: (file): yaml: a manifest file is a non-empty mapping from op name to spec");
   test::expect_error<ValueError>([] { SignaturePlan::from_yaml(kBase, "OtherFwdOp"); },
                                  "the manifest text has no entry named 'OtherFwdOp'");

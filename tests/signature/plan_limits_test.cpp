@@ -4,12 +4,12 @@
 
 #include <string>
 
-#include "manifest/manifest_error.hpp"
+#include "tileops/errors.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
 
 using tileops::SignaturePlan;
-using tileops::manifest::ManifestError;
+using tileops::ManifestError;
 
 namespace {
 

@@ -3,7 +3,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
-#include "manifest/validator.hpp"
+#include "tileops/extend/manifest.hpp"
 
 namespace tileops::cli {
 namespace po = boost::program_options;
@@ -23,8 +23,8 @@ int run_validate(const std::vector<std::string>& args) {
   if (vm.count("path")) {
     for (const std::string& p : vm["path"].as<std::vector<std::string>>()) paths.emplace_back(p);
   }
-  const manifest::ValidationReport report = manifest::validate_manifests(paths);
-  for (const manifest::Problem& p : report.problems) std::cout << p.str() << "\n";
+  const ManifestValidation report = validate_manifests(paths);
+  for (const ManifestProblem& p : report.problems) std::cout << p.str() << "\n";
   std::cout << "tileops validate: " << report.ops << " op(s) in " << report.files << " file(s), "
             << report.problems.size() << " problem(s)\n";
   return report.problems.empty() ? 0 : 1;

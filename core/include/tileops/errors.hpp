@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "tileops/export.hpp"
@@ -75,6 +76,30 @@ class TILEOPS_API BackendError : public RuntimeError {
 class TILEOPS_API ConfigError : public ValueError {
  public:
   using ValueError::ValueError;
+};
+
+// One problem of a manifest entry: where (file, op, field) and why.
+struct ManifestProblem {
+  std::string file;   // manifest file name
+  std::string op;     // op name, or "(file)" for a problem of the whole file
+  std::string field;  // dotted path, e.g. "signature.inputs.x.shape" or "workloads[2]"
+  std::string reason;
+
+  // "file: op: field: reason".
+  std::string str() const { return file + ": " + op + ": " + field + ": " + reason; }
+};
+
+// A malformed manifest entry, met when an op of that name is defined. what() is
+// "file: op: field: reason" (several problems are joined with "; ").
+class TILEOPS_API ManifestError : public ValueError {
+ public:
+  explicit ManifestError(std::vector<ManifestProblem> problems);
+  // The same problems under another message (one that says where they were met).
+  ManifestError(const std::string& message, std::vector<ManifestProblem> problems);
+  const std::vector<ManifestProblem>& problems() const { return problems_; }
+
+ private:
+  std::vector<ManifestProblem> problems_;
 };
 
 // The name of the most derived class of the family that `e` is an instance of: "TypeError",

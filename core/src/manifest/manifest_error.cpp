@@ -1,20 +1,20 @@
-#include "manifest/manifest_error.hpp"
+#include "tileops/errors.hpp"
 
-namespace tileops::manifest {
+namespace tileops {
 namespace {
 
-std::string joined(const std::vector<Problem>& problems) {
+std::string joined(const std::vector<ManifestProblem>& problems) {
   std::string s;
-  for (const Problem& p : problems) s += (s.empty() ? "" : "; ") + p.str();
+  for (const ManifestProblem& p : problems) s += (s.empty() ? "" : "; ") + p.str();
   return s;
 }
 
 }  // namespace
 
-ManifestError::ManifestError(std::vector<Problem> problems)
+ManifestError::ManifestError(std::vector<ManifestProblem> problems)
     : ValueError(joined(problems)), problems_(std::move(problems)) {}
 
-ManifestError::ManifestError(const std::string& message, std::vector<Problem> problems)
+ManifestError::ManifestError(const std::string& message, std::vector<ManifestProblem> problems)
     : ValueError(message), problems_(std::move(problems)) {}
 
-}  // namespace tileops::manifest
+}  // namespace tileops

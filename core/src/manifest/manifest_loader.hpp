@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "manifest/manifest_error.hpp"
+#include "tileops/errors.hpp"
 #include "manifest/op_spec.hpp"
 #include "tileops/export.hpp"
 
@@ -17,7 +17,7 @@ namespace tileops::manifest {
 struct LoadedFile {
   std::string file;
   std::vector<OpSpec> specs;      // the entries that parsed cleanly, in file order
-  std::vector<Problem> problems;  // one per malformed field; "(file)" problems for the whole file
+  std::vector<ManifestProblem> problems;  // one per malformed field; "(file)" problems for the whole file
 };
 
 // Parses `text` as the manifest file named `file` (the name only labels problems).

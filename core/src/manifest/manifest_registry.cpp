@@ -46,7 +46,7 @@ ManifestRegistry::ManifestRegistry(const std::vector<std::filesystem::path>& dir
   }
   for (const auto& dir : directories) {
     for (LoadedFile& file : load_manifest_directory(dir)) {
-      for (const Problem& p : file.problems) {
+      for (const ManifestProblem& p : file.problems) {
         if (p.op == "(file)") log().warn("manifest_path: {} {}", p.file, p.reason);
       }
       files_.push_back(std::move(file));
@@ -66,9 +66,9 @@ void ManifestRegistry::add_embedded(const std::string& name, const std::string& 
 }
 
 const OpSpec& ManifestRegistry::spec(std::string_view op) const {
-  std::vector<Problem> problems;
+  std::vector<ManifestProblem> problems;
   for (const LoadedFile& f : files_) {
-    for (const Problem& p : f.problems) {
+    for (const ManifestProblem& p : f.problems) {
       if (p.op == op) problems.push_back(p);
     }
   }
@@ -94,7 +94,7 @@ const OpSpec& ManifestRegistry::spec(std::string_view op) const {
   }
   if (it != specs_.end()) return *it->second.front();
   for (const LoadedFile& f : files_) {
-    for (const Problem& p : f.problems) {
+    for (const ManifestProblem& p : f.problems) {
       if (p.op == "(file)") problems.push_back(p);
     }
   }

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "manifest/manifest_error.hpp"
+#include "tileops/errors.hpp"
 #include "manifest/manifest_loader.hpp"
 #include "tileops/export.hpp"
 

@@ -1,4 +1,4 @@
-#include "manifest/validator.hpp"
+#include "tileops/extend/manifest.hpp"
 
 #include <map>
 #include <set>
@@ -9,10 +9,12 @@
 #include "signature/plan_builder.hpp"
 #include "text_file.hpp"
 
-namespace tileops::manifest {
+namespace tileops {
 
-ValidationReport validate_manifests(const std::vector<std::filesystem::path>& paths) {
-  ValidationReport report;
+using namespace manifest;
+
+ManifestValidation validate_manifests(const std::vector<std::filesystem::path>& paths) {
+  ManifestValidation report;
   std::vector<LoadedFile> files;
   std::set<std::string> builtin_ops;
   for (const ManifestSource& src : builtin_manifest_sources()) {
@@ -66,4 +68,4 @@ ValidationReport validate_manifests(const std::vector<std::filesystem::path>& pa
   return report;
 }
 
-}  // namespace tileops::manifest
+}  // namespace tileops

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "manifest/manifest_error.hpp"
+#include "tileops/errors.hpp"
 #include "signature/compiled_plan.hpp"
 #include "signature/expr/ast.hpp"
 
@@ -16,7 +16,7 @@ namespace tileops::detail {
 
 struct BuildResult {
   std::shared_ptr<CompiledPlan> plan;       // null when there are problems
-  std::vector<manifest::Problem> problems;
+  std::vector<ManifestProblem> problems;
 };
 
 // Builds the plan of `spec`. Never throws for a malformed spec: every problem is returned.
@@ -57,7 +57,7 @@ class PlanBuilder {
   void collect_reads(const expr::Node& node, const CheckState& f, std::set<int>& out) const;
 
   std::shared_ptr<CompiledPlan> plan_;
-  std::vector<manifest::Problem> problems_;
+  std::vector<ManifestProblem> problems_;
   std::vector<std::string> family_names_;
   std::vector<bool> family_ok_;
   std::vector<bool> family_used_;

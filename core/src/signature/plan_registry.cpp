@@ -13,7 +13,7 @@ namespace {
 
 std::shared_ptr<const SignaturePlan> build_or_throw(const OpSpec& spec) {
   detail::BuildResult r = detail::build_plan(spec);
-  if (!r.plan) throw manifest::ManifestError(std::move(r.problems));
+  if (!r.plan) throw ManifestError(std::move(r.problems));
   return r.plan;
 }
 
@@ -70,11 +70,11 @@ std::vector<std::string> SignaturePlan::manifest_op_names() {
 std::shared_ptr<const SignaturePlan> SignaturePlan::from_yaml(std::string_view yaml, std::string_view op_name,
                                                               std::string_view file) {
   manifest::LoadedFile loaded = manifest::load_manifest_text(yaml, std::string(file));
-  std::vector<manifest::Problem> problems;
-  for (const manifest::Problem& p : loaded.problems) {
+  std::vector<ManifestProblem> problems;
+  for (const ManifestProblem& p : loaded.problems) {
     if (p.op == op_name || p.op == "(file)") problems.push_back(p);
   }
-  if (!problems.empty()) throw manifest::ManifestError(std::move(problems));
+  if (!problems.empty()) throw ManifestError(std::move(problems));
   for (const OpSpec& spec : loaded.specs) {
     if (spec.name == op_name) return build_or_throw(spec);
   }

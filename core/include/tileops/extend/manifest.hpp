@@ -1,9 +1,13 @@
-// Manifests a program carries in its own code: an application's ops (tileops_add_ops) embed
-// their manifest text, so the program needs no manifest file at run time.
+// Manifests a program carries in its own code (an application's ops, tileops_add_ops, embed their
+// manifest text, so the program needs no manifest file at run time), and the validator of
+// manifest files.
 #pragma once
 
+#include <filesystem>
 #include <string_view>
+#include <vector>
 
+#include "tileops/errors.hpp"
 #include "tileops/export.hpp"
 
 namespace tileops {
@@ -15,5 +19,20 @@ namespace tileops {
 // of that name is defined, like a file's. An entry that a manifest_path file defines too is
 // one definition when both say the same, and a ManifestError naming both when they differ.
 TILEOPS_API void add_embedded_manifest(std::string_view name, std::string_view yaml);
+
+// What validate_manifests found.
+struct ManifestValidation {
+  int files = 0;
+  int ops = 0;                            // entries that loaded (well-formed or not past loading)
+  std::vector<ManifestProblem> problems;  // in file order
+};
+
+// Validates the manifest files at `paths` (files, or directories whose *.yaml files are taken);
+// with no paths, the built-in manifests: what `tileops validate` runs. Checks each file's YAML
+// and fields, that each entry's family matches its file name (<family>.yaml or
+// <family>_<shard>.yaml), that no op is defined twice, every entry's signature, effects,
+// workloads and composition, and that composition stages name known ops (the validated ones and
+// the built-in ones). Never throws for a malformed manifest: its problems are in the result.
+TILEOPS_API ManifestValidation validate_manifests(const std::vector<std::filesystem::path>& paths);
 
 }  // namespace tileops
