@@ -4,23 +4,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tileops/export.hpp"
 
 namespace tileops::json {
 
 // [{name, version, path, warnings}] of loaded_plugins().
-TILEOPS_API nlohmann::json plugins_json();
+nlohmann::json plugins_json();
 // [{path, plugin (null for a directory), reason}] of load_failures().
-TILEOPS_API nlohmann::json load_failures_json();
+nlohmann::json load_failures_json();
 // [{name, path, reason}] of skipped_plugins().
-TILEOPS_API nlohmann::json skipped_plugins_json();
+nlohmann::json skipped_plugins_json();
 // [{name, ops}] of registered_targets(), each with target_ops().
-TILEOPS_API nlohmann::json targets_json();
+nlohmann::json targets_json();
 // [{type, accelerator, count, devices: [{index, name, arch, sm_count}]}] of device_runtimes().
-TILEOPS_API nlohmann::json devices_json();
+nlohmann::json devices_json();
 // {version, config_file, default_target, log_level, config_search_path: [{path, exists}],
 // plugin_path, devices, plugins, load_failures, targets}: the config in effect and the
 // loaded backends. Loads the backends first.
-TILEOPS_API nlohmann::json info_json();
+nlohmann::json info_json();
 
 }  // namespace tileops::json

@@ -6,7 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tileops/export.hpp"
 #include "tileops/op.hpp"
 
 namespace tileops::json {
@@ -14,10 +13,10 @@ namespace tileops::json {
 // [{op, stage, interface, key[, config]}] for `op` and, recursively, its held sub-ops (stage
 // null at the top; config when the kernel reports one). A target-served op reports its target
 // name as the key.
-TILEOPS_API nlohmann::json kernels_json(const Op& op, const std::string& stage = {});
+nlohmann::json kernels_json(const Op& op, const std::string& stage = {});
 
 // [{op, stage, calls, target_kernels}] for `op` and, recursively, its held sub-ops: each cache's
 // {hits, misses, evictions, entries, capacity} (Op::cache_stats).
-TILEOPS_API nlohmann::json caches_json(const Op& op, const std::string& stage = {});
+nlohmann::json caches_json(const Op& op, const std::string& stage = {});
 
 }  // namespace tileops::json
