@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "plugin/plugin_host.hpp"
+#include "tileops/extend/plugin_host.hpp"
 #include "tileops/extend/plugin.hpp"
 #include "tileops/ops/rms_norm.hpp"
 #include "tileops/paths.hpp"

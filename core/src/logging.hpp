@@ -6,22 +6,10 @@
 #include <utility>
 
 #include <spdlog/fmt/fmt.h>
-#include <spdlog/logger.h>
 
-#include "tileops/export.hpp"
 #include "tileops/logging.hpp"
 
 namespace tileops {
-namespace detail {
-
-// The "tileops" spdlog logger behind log_message; created on first use at the configured
-// level. Only logging.cpp writes to it; tests attach sinks to it to read what was logged.
-TILEOPS_API spdlog::logger& logger();
-// Whether log_message writes a message at `level` (so that a dropped message is not formatted).
-TILEOPS_API bool log_enabled(LogLevel level);
-
-}  // namespace detail
-
 // log().warn("plugin {} failed", name): formats with fmt and calls log_message.
 class Log {
  public:
@@ -43,7 +31,7 @@ class Log {
  private:
   template <class... A>
   static void write(LogLevel level, fmt::format_string<A...> format, A&&... args) {
-    if (detail::log_enabled(level)) log_message(level, fmt::format(format, std::forward<A>(args)...));
+    if (log_enabled(level)) log_message(level, fmt::format(format, std::forward<A>(args)...));
   }
 };
 

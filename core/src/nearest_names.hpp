@@ -1,25 +1,24 @@
 // Suggestions for a misspelt name: the known names closest to it by edit distance. Internal;
-// exported for the test suite.
+// the tests compile their own copy.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "tileops/export.hpp"
 
 namespace tileops {
 
 // The number of single-character insertions, deletions and substitutions (compared without
 // regard to ASCII case) that turn `a` into `b`.
-TILEOPS_API std::size_t edit_distance(std::string_view a, std::string_view b);
+std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // Up to `limit` names of `known` within edit distance max(2, |name| / 3) of `name`, closest
 // first (ties in `known`'s order). `name` itself is never suggested.
-TILEOPS_API std::vector<std::string> nearest_names(std::string_view name, const std::vector<std::string>& known,
+std::vector<std::string> nearest_names(std::string_view name, const std::vector<std::string>& known,
                                        std::size_t limit = 3);
 
 // " (did you mean 'A' or 'B'?)" for the names nearest_names finds; "" when there are none.
-TILEOPS_API std::string did_you_mean(std::string_view name, const std::vector<std::string>& known);
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& known);
 
 }  // namespace tileops

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <string>
 
-#include "tileops/export.hpp"
 
 namespace tileops {
 
@@ -25,13 +24,13 @@ struct TextFile {
 // bytes. Anything else is a problem: a missing file, a path the system rejects (too long, a
 // symbolic link loop), a directory, FIFO, socket or device (never opened), a read error, a file
 // longer than `limit` (at most limit + 1 bytes are read). Never throws for a problem of the file.
-TILEOPS_API TextFile read_text_file(const std::filesystem::path& path, std::size_t limit = kMaxTextFileBytes);
+TextFile read_text_file(const std::filesystem::path& path, std::size_t limit = kMaxTextFileBytes);
 
 // "directory", "FIFO", "character device", ... for a file type.
-TILEOPS_API std::string file_type_name(std::filesystem::file_type type);
+std::string file_type_name(std::filesystem::file_type type);
 
 // `path` for an error message: as is, or its first and last characters around an ellipsis when
 // it is longer than 160 characters.
-TILEOPS_API std::string path_for_message(const std::filesystem::path& path);
+std::string path_for_message(const std::filesystem::path& path);
 
 }  // namespace tileops

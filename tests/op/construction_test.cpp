@@ -158,6 +158,16 @@ TEST_CASE("construction step 4: every instance gets a key never reused in the pr
   CHECK(again.instance_key() != first);
 }
 
+TEST_CASE("Op::live_count counts the ops constructed and not yet destroyed") {
+  const std::size_t before = Op::live_count();
+  {
+    ScaleTestFwdOp one;
+    ScaleTestFwdOp two;
+    CHECK(Op::live_count() == before + 2);
+  }
+  CHECK(Op::live_count() == before);
+}
+
 TEST_CASE("construction steps 3 and 5: construction builds empty caches, selects nothing and builds no kernel") {
   counters().reset();
   ScaleTestFwdOp op;

@@ -1,11 +1,7 @@
 // Call records, enumeration and tuning, and holding sub-ops.
 #include <doctest/doctest.h>
 
-#include <spdlog/sinks/ostream_sink.h>
-
-#include <sstream>
-
-#include "logging.hpp"
+#include "support/log_capture.hpp"
 #include "support/host_runtime.hpp"
 #include "support/test_ops.hpp"
 #include "signature/signature_plan.hpp"
@@ -15,24 +11,6 @@
 
 using namespace tileops;
 using namespace tileops::test;
-
-namespace {
-
-// Captures what the tileops logger writes for the scope.
-class LogCapture {
- public:
-  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(out_)) {
-    tileops::detail::logger().sinks().push_back(sink_);
-  }
-  ~LogCapture() { tileops::detail::logger().sinks().pop_back(); }
-  std::string text() const { return out_.str(); }
-
- private:
-  std::ostringstream out_;
-  std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
-};
-
-}  // namespace
 
 TEST_CASE("last_call raises before any completed call, eval_roofline evaluates it") {
   ScaleTestFwdOp op;

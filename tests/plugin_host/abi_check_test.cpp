@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "plugin/abi_check.hpp"
-#include "plugin/plugin_host.hpp"
+#include "tileops/extend/plugin_host.hpp"
 #include "plugin_host/corpus.hpp"
 
 using tileops::plugin::abi_facts_str;

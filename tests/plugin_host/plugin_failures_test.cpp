@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "plugin/plugin_host.hpp"
+#include "tileops/extend/plugin_host.hpp"
 #include "plugin_host/corpus.hpp"
 #include "support/temp_dir.hpp"
 

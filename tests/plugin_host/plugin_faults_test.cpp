@@ -5,7 +5,7 @@
 // the failure undo (the binding's reset) still runs. The faulty corpus plugin picks its fault by the factor.
 #include <doctest/doctest.h>
 
-#include "plugin/plugin_host.hpp"
+#include "tileops/extend/plugin_host.hpp"
 #include "plugin_host/corpus.hpp"
 #include "support/plugin_test_fwd_op.hpp"
 #include "support/test_ops.hpp"

@@ -11,7 +11,7 @@
 #include <iterator>
 
 #include "plugin/plugin_file.hpp"
-#include "plugin/plugin_host.hpp"
+#include "tileops/extend/plugin_host.hpp"
 #include "plugin_host/corpus.hpp"
 #include "support/temp_dir.hpp"
 #include "tileops/errors.hpp"

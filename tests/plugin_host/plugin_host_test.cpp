@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "plugin/plugin_host.hpp"
+#include "tileops/extend/plugin_host.hpp"
 #include "plugin_host/corpus.hpp"
 #include "tileops/tensor.hpp"
 #include "plugins/plugin_test_types.hpp"

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "nearest_names.hpp"
-#include "plugin/plugin_host.hpp"
+#include "tileops/extend/plugin_host.hpp"
 #include "plugin/registration_review.hpp"
 #include "plugin_host/corpus.hpp"
 #include "plugins/plugin_test_types.hpp"

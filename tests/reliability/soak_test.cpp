@@ -18,10 +18,10 @@
 #include <typeinfo>
 #include <vector>
 
-#include "op/instance_registry.hpp"
 #include "reliability/soak_seconds.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
+#include "tileops/op.hpp"
 #include "tileops/ops/catalog.hpp"
 #include "tileops/testing.hpp"
 
@@ -236,7 +236,7 @@ void bad_call(Instance& inst, std::mt19937& rng, Tally& tally) {
 TEST_CASE("soak: threads construct, call with good and bad inputs, fail and destroy ops across targets") {
   const double seconds = soak_seconds();
   load_backends();
-  const std::size_t instances_before = live_instance_count();
+  const std::size_t instances_before = Op::live_count();
   Tally tally;
   constexpr int kThreads = 8;
   constexpr std::size_t kSlots = 6;
@@ -284,7 +284,7 @@ TEST_CASE("soak: threads construct, call with good and bad inputs, fail and dest
   for (std::thread& w : workers) w.join();
   slots.clear();
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const auto instances_left = static_cast<std::int64_t>(live_instance_count()) - static_cast<std::int64_t>(instances_before);
+  const auto instances_left = static_cast<std::int64_t>(Op::live_count()) - static_cast<std::int64_t>(instances_before);
 
   std::printf("soak: calls=%lld ok=%lld expected_errors=%lld unexpected=%lld instances_left=%lld seconds=%.1f\n",
               static_cast<long long>(tally.calls.load()), static_cast<long long>(tally.ok.load()),

@@ -8,13 +8,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
-
-#include <spdlog/sinks/ostream_sink.h>
-
-#include <sstream>
 #include <vector>
 
-#include "logging.hpp"
+#include "support/log_capture.hpp"
 #include "support/host_runtime.hpp"
 #include "support/test_ops.hpp"
 #include "tileops/extend/backend.hpp"
@@ -110,26 +106,5 @@ struct RuleTarget {
 
 // `t` copied to device `device` ("rule_t:0").
 inline Tensor to_device(const Tensor& t, const char* device) { return t.to(Device::parse(device)); }
-
-// Captures what the tileops logger writes for the scope.
-class LogCapture {
- public:
-  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(out_)) {
-    tileops::detail::logger().sinks().push_back(sink_);
-  }
-  ~LogCapture() { tileops::detail::logger().sinks().pop_back(); }
-  std::string text() const { return out_.str(); }
-  // How many times `what` occurs in the captured text.
-  int count(std::string_view what) const {
-    const std::string s = text();
-    int n = 0;
-    for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + what.size())) ++n;
-    return n;
-  }
-
- private:
-  std::ostringstream out_;
-  std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
-};
 
 }  // namespace tileops::test

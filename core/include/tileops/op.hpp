@@ -104,6 +104,9 @@ class TILEOPS_API Op {
   const std::string& name() const;
   // The key this instance is registered under; unique in the process and never reused.
   const std::string& instance_key() const;
+  // How many ops are alive in the process now (constructed and not yet destroyed, on any
+  // thread): what an application reads to check that it releases its ops.
+  static std::size_t live_count();
   // The target given at construction (nullopt: process default, else detection).
   const Target& target() const;
   // The selected target ("builtin" for the in-tree kernels), or nullopt before selection.

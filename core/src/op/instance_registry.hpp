@@ -5,8 +5,6 @@
 #include <cstddef>
 #include <string>
 
-#include "tileops/export.hpp"
-
 namespace tileops {
 
 class Op;
@@ -17,6 +15,6 @@ void unregister_instance(const std::string& key);
 // The live instance registered under `key`, or nullptr.
 Op* find_instance(const std::string& key);
 // How many instances are registered now (every op constructed and not yet destroyed).
-TILEOPS_API std::size_t live_instance_count();
+std::size_t live_instance_count();
 
 }  // namespace tileops

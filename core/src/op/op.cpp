@@ -43,6 +43,9 @@ Op::~Op() { unregister_instance(impl_->instance_key); }
 const OpClass& Op::op_class() const { return impl_->cls; }
 const std::string& Op::name() const { return impl_->cls.name(); }
 const std::string& Op::instance_key() const { return impl_->instance_key; }
+
+std::size_t Op::live_count() { return live_instance_count(); }
+
 const Target& Op::target() const { return impl_->target; }
 
 void Op::check_injected_parameter(std::string_view name) const {

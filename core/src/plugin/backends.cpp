@@ -6,7 +6,7 @@
 
 #include "config_freeze.hpp"
 #include "logging.hpp"
-#include "plugin/plugin_host.hpp"
+#include "tileops/extend/plugin_host.hpp"
 #include "setting_source.hpp"
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"

@@ -1,4 +1,4 @@
-// Finding plugin files on the plugin path. Internal; the functions are exported for the test suite.
+// Finding plugin files on the plugin path. Internal; the tests compile their own copy.
 #pragma once
 
 #include <filesystem>
@@ -7,7 +7,6 @@
 #include <string_view>
 #include <vector>
 
-#include "tileops/export.hpp"
 #include "tileops/extend/plugin.hpp"
 
 namespace tileops::plugin {
@@ -25,13 +24,13 @@ struct Discovery {
 };
 
 // <name> when `file_name` is libtileops_<name>.so with a non-empty <name>; nullopt otherwise.
-TILEOPS_API std::optional<std::string> plugin_name_of(std::string_view file_name);
+std::optional<std::string> plugin_name_of(std::string_view file_name);
 
 // Lists the entries named like plugin files (libtileops_<name>.so, whatever their type: links,
 // dangling links and directories too) of every directory in `directories`, in that order, each
 // directory's entries sorted by name. Relative directories are made absolute against the working directory.
 // A directory that does not exist is skipped (logged at debug level); one that is not a
 // directory or cannot be listed becomes a failure. Never throws for file system errors.
-TILEOPS_API Discovery discover_plugins(const std::vector<std::filesystem::path>& directories);
+Discovery discover_plugins(const std::vector<std::filesystem::path>& directories);
 
 }  // namespace tileops::plugin

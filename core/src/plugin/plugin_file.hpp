@@ -1,4 +1,4 @@
-// The checks on a plugin file before the host opens it. Internal; exported for the test suite.
+// The checks on a plugin file before the host opens it. Internal; the tests compile their own copy.
 #pragma once
 
 #include <filesystem>
@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "tileops/export.hpp"
 #include "tileops/extend/plugin.hpp"
 
 namespace tileops::plugin {
@@ -29,6 +28,6 @@ struct CheckedFile {
 // Reads the plugin's AbiFacts from the file's dynamic symbols when it exports
 // tileops_plugin_abi_facts with its value in the file. Reads at most the headers, the dynamic
 // symbol and string tables and the facts; never runs any of the file's code.
-TILEOPS_API CheckedFile check_plugin_file(const std::filesystem::path& path, bool allow_insecure);
+CheckedFile check_plugin_file(const std::filesystem::path& path, bool allow_insecure);
 
 }  // namespace tileops::plugin

@@ -1,4 +1,4 @@
-#include "plugin/plugin_host.hpp"
+#include "tileops/extend/plugin_host.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -20,11 +20,10 @@
 
 #include "spin_lock.hpp"
 #include "thread_stripe.hpp"
-#include "tileops/export.hpp"
 
 namespace tileops {
 
-class TILEOPS_API HostBlockCache {
+class HostBlockCache {
  public:
   // Blocks of at least this many bytes are cached in the large tier.
   static constexpr std::size_t kMinCachedBytes = 1 << 20;

@@ -6,7 +6,6 @@
 #include <string_view>
 #include <vector>
 
-#include "tileops/export.hpp"
 #include "tileops/value.hpp"
 
 namespace tileops::expr {
@@ -23,6 +22,6 @@ struct Variable {
 // Parses, compiles against `variables` and evaluates `source`. Throws ValueError naming the
 // column for a syntax error, the subexpression for a name or kind error, and the reason for an
 // evaluation error (division by zero, a primitive's domain, .value of None).
-TILEOPS_API Value evaluate_expression(std::string_view source, const std::vector<Variable>& variables);
+Value evaluate_expression(std::string_view source, const std::vector<Variable>& variables);
 
 }  // namespace tileops::expr

@@ -1,5 +1,7 @@
-// The plugin host: loads plugin libraries into the process registry, one transaction per plugin,
-// and remembers what it loaded, skipped and failed on. Internal; exported for the test suite.
+// A plugin host: loads plugin libraries into the process's registry, one transaction per
+// plugin, remembers what it loaded, skipped and failed on, and rolls it all back when destroyed.
+// The process's own plugins are loaded by load_backends(); a vendor's tests load their plugin
+// directory with a host of their own to see it load, or fail with the reason they expect.
 #pragma once
 
 #include <filesystem>
