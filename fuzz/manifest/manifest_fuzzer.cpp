@@ -1,5 +1,5 @@
 // The manifest loader and plan builder: the input is the text of one manifest file. Every entry
-// that loads is compiled into a signature plan; every workload case of a plan that compiles is
+// that loads is compiled into a signature plan (as compile_manifest_entry compiles it); every workload case of a plan that compiles is
 // constructed and checked as a call on meta tensors, its outputs inferred and its roofline
 // evaluated. Any tileops::Error is a refusal; anything else is a finding.
 #include <cstddef>
@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const tileops::manifest::LoadedFile file = tileops::manifest::load_manifest_text(text, "fuzz.yaml");
   for (const auto& spec : file.specs) {
     try {
-      const auto plan = tileops::SignaturePlan::from_spec(spec);
+      const auto plan = tileops::SignaturePlan::from_yaml(text, spec.name, "fuzz.yaml");
       const std::vector<tileops::WorkloadCase> cases = plan->workload_cases();
       for (std::size_t i = 0; i < cases.size() && i < kMaxCases; ++i) {
         try {

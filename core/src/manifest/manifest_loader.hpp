@@ -10,7 +10,6 @@
 
 #include "tileops/errors.hpp"
 #include "manifest/op_spec.hpp"
-#include "tileops/export.hpp"
 
 namespace tileops::manifest {
 
@@ -21,10 +20,10 @@ struct LoadedFile {
 };
 
 // Parses `text` as the manifest file named `file` (the name only labels problems).
-TILEOPS_API LoadedFile load_manifest_text(std::string_view text, const std::string& file);
+LoadedFile load_manifest_text(std::string_view text, const std::string& file);
 
 // Reads and parses `path`; a file that cannot be read (missing, not a regular file, larger
 // than kMaxTextFileBytes, a read error) is a "(file)" problem saying why.
-TILEOPS_API LoadedFile load_manifest_file(const std::filesystem::path& path);
+LoadedFile load_manifest_file(const std::filesystem::path& path);
 
 }  // namespace tileops::manifest

@@ -14,11 +14,10 @@
 
 #include "tileops/errors.hpp"
 #include "manifest/manifest_loader.hpp"
-#include "tileops/export.hpp"
 
 namespace tileops::manifest {
 
-class TILEOPS_API ManifestRegistry {
+class ManifestRegistry {
  public:
   // Never throws for malformed files: their problems are kept, and those of whole files (one
   // that cannot be read, a directory that cannot be listed) are also logged as warnings.
@@ -54,6 +53,6 @@ class TILEOPS_API ManifestRegistry {
 // load_manifest_file reports it. A missing directory loads nothing; a path that is not a
 // directory, or a directory that cannot be listed, is one "(file)" problem. Never throws for a
 // problem of the files.
-TILEOPS_API std::vector<LoadedFile> load_manifest_directory(const std::filesystem::path& directory);
+std::vector<LoadedFile> load_manifest_directory(const std::filesystem::path& directory);
 
 }  // namespace tileops::manifest

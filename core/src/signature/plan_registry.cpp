@@ -1,4 +1,5 @@
-// SignaturePlan::for_op and from_yaml: plans compiled on first use, once per process.
+// manifest_plan and compile_manifest_entry: plans compiled on first use, once per process, or
+// from manifest text outside the process's manifests.
 #include <map>
 #include <mutex>
 
@@ -42,7 +43,7 @@ ProcessPlans& process_plans() {
 
 }  // namespace
 
-std::shared_ptr<const SignaturePlan> SignaturePlan::for_op(std::string_view op_name) {
+std::shared_ptr<const OpClass::Plan> manifest_plan(std::string_view op_name) {
   ProcessPlans& p = process_plans();
   std::lock_guard lock(p.mutex);
   if (const auto it = p.plans.find(op_name); it != p.plans.end()) return it->second;
@@ -67,8 +68,8 @@ std::vector<std::string> SignaturePlan::manifest_op_names() {
   return p.manifests().names();
 }
 
-std::shared_ptr<const SignaturePlan> SignaturePlan::from_yaml(std::string_view yaml, std::string_view op_name,
-                                                              std::string_view file) {
+std::shared_ptr<const OpClass::Plan> compile_manifest_entry(std::string_view yaml, std::string_view op_name,
+                                                            std::string_view file) {
   manifest::LoadedFile loaded = manifest::load_manifest_text(yaml, std::string(file));
   std::vector<ManifestProblem> problems;
   for (const ManifestProblem& p : loaded.problems) {
@@ -80,7 +81,5 @@ std::shared_ptr<const SignaturePlan> SignaturePlan::from_yaml(std::string_view y
   }
   throw ValueError("the manifest text has no entry named '" + std::string(op_name) + "'");
 }
-
-std::shared_ptr<const SignaturePlan> SignaturePlan::from_spec(const OpSpec& spec) { return build_or_throw(spec); }
 
 }  // namespace tileops

@@ -15,7 +15,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include "tileops/call_args.hpp"
-#include "tileops/export.hpp"
+#include "tileops/extend/manifest.hpp"
 #include "tileops/op_class.hpp"
 #include "tileops/ops/workload_cases.hpp"
 #include "tileops/signature.hpp"
@@ -79,23 +79,19 @@ class OpClass::Plan {
   ~Plan() = default;
 };
 
-class TILEOPS_API SignaturePlan : public OpClass::Plan {
+class SignaturePlan : public OpClass::Plan {
  public:
-  // The plan of op class `op_name` from the manifest registry (built-in manifests compiled
-  // into the library, then the config's manifest_path directories), compiled on first use and
-  // cached for the process (thread-safe). Throws ValueError when no manifest entry has that
-  // name, or naming file, op, field and reason when the entry is malformed.
-  static std::shared_ptr<const SignaturePlan> for_op(std::string_view op_name);
+  // manifest_plan(op_name) (tileops/extend/manifest.hpp) as the signature plan it is.
+  static std::shared_ptr<const SignaturePlan> for_op(std::string_view op_name) {
+    return std::static_pointer_cast<const SignaturePlan>(manifest_plan(op_name));
+  }
   // Every op name the process's manifest registry defines (what for_op may find), sorted.
   static std::vector<std::string> manifest_op_names();
-
-  // The plan of `op_name` compiled from manifest text `yaml` (labelled `file` in messages),
-  // outside the registry and its cache: for tests and tools. Throws like for_op.
+  // compile_manifest_entry (tileops/extend/manifest.hpp) as the signature plan it is.
   static std::shared_ptr<const SignaturePlan> from_yaml(std::string_view yaml, std::string_view op_name,
-                                                        std::string_view file = "<yaml>");
-  // The plan of a spec the manifest loader produced, outside the registry and its cache.
-  // Throws ManifestError naming file, op, field and reason when the spec is malformed.
-  static std::shared_ptr<const SignaturePlan> from_spec(const OpSpec& spec);
+                                                        std::string_view file = "<yaml>") {
+    return std::static_pointer_cast<const SignaturePlan>(compile_manifest_entry(yaml, op_name, file));
+  }
 
   virtual ~SignaturePlan() = default;
 

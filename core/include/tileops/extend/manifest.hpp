@@ -1,14 +1,16 @@
 // Manifests a program carries in its own code (an application's ops, tileops_add_ops, embed their
-// manifest text, so the program needs no manifest file at run time), and the validator of
-// manifest files.
+// manifest text, so the program needs no manifest file at run time), the plans (compiled
+// signatures) of manifest entries, and the validator of manifest files.
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string_view>
 #include <vector>
 
 #include "tileops/errors.hpp"
 #include "tileops/export.hpp"
+#include "tileops/op_class.hpp"
 
 namespace tileops {
 
@@ -19,6 +21,20 @@ namespace tileops {
 // of that name is defined, like a file's. An entry that a manifest_path file defines too is
 // one definition when both say the same, and a ManifestError naming both when they differ.
 TILEOPS_API void add_embedded_manifest(std::string_view name, std::string_view yaml);
+
+// The plan of manifest entry `op` from the process's manifests (built in, embedded, then the
+// config's manifest_path files), compiled on first use and shared for the process; what an op
+// class of that name is defined with unless its definition gives another. Thread-safe. Throws
+// ValueError when no entry has that name, ManifestError naming file, op, field and reason when
+// the entry is malformed.
+TILEOPS_API std::shared_ptr<const OpClass::Plan> manifest_plan(std::string_view op);
+
+// The plan of entry `op` of the manifest text `yaml` (named `file` in messages), compiled
+// outside the process's manifests and not kept: for an op class defined from text the process
+// does not hold (OpClass::Builder::plan), e.g. in a test of a manifest entry. Throws
+// ManifestError for a malformed entry or YAML, ValueError when the text has no entry `op`.
+TILEOPS_API std::shared_ptr<const OpClass::Plan> compile_manifest_entry(std::string_view yaml, std::string_view op,
+                                                                         std::string_view file = "<yaml>");
 
 // What validate_manifests found.
 struct ManifestValidation {
