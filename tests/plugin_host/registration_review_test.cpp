@@ -7,12 +7,12 @@
 
 #include "nearest_names.hpp"
 #include "tileops/extend/plugin_host.hpp"
-#include "plugin/registration_review.hpp"
 #include "plugin_host/corpus.hpp"
 #include "plugins/plugin_test_types.hpp"
 #include "support/plugin_test_fwd_op.hpp"
 #include "signature/signature_plan.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/manifest.hpp"
 #include "tileops/extend/ops/norm.hpp"
 #include "tileops/extend/plugin.hpp"
 #include "tileops/ops/catalog.hpp"
@@ -166,14 +166,28 @@ TEST_CASE("the test op's own corpus plugin loads with no problem and no warning"
 TEST_CASE("an op known only from a manifest gets the name check at load, its class checks the rest when built") {
   // An application's op: a manifest names it, its class is not defined yet, so the interface
   // cannot be checked; the wrong interface below is left to the op's construction, which checks the kernel contracts.
-  const plugin::OpCatalogue catalogue({"AppOnlyFwdOp"});
+  add_embedded_manifest("app_only.yaml", R"yaml(
+AppOnlyFwdOp:
+  family: app_only
+  status: implemented
+  signature:
+    forall: {N: Dim}
+    inputs:
+      x: {dtype: float32, shape: "[N]"}
+    outputs:
+      y: {dtype: float32, shape: "[N]"}
+  workloads:
+  - {N: 8, label: tiny}
+  roofline:
+    flops: "N"
+)yaml");
   Registrar reg("late_op_plugin");
   reg.register_kernel_type<tileops::test_plugins::PluginTestKernel>("AppOnlyFwdOp", "late_kernel");
-  const auto accepted = plugin::review_registrations(reg, catalogue);
+  const auto accepted = plugin::review_registrations(reg);
   CHECK(accepted.problems.empty());
   CHECK(accepted.warnings.empty());
   reg.register_kernel_type<tileops::test_plugins::PluginTestKernel>("AppOnlyFwdOpp", "late_kernel");
-  const auto refused = plugin::review_registrations(reg, catalogue);
+  const auto refused = plugin::review_registrations(reg);
   REQUIRE(refused.problems.size() == 1);
   CHECK(refused.problems[0].find("op 'AppOnlyFwdOpp', which this host does not know (did you mean 'AppOnlyFwdOp'?)") !=
         std::string::npos);
@@ -232,7 +246,7 @@ TEST_CASE("thousands of kernel types for one op are reviewed in near-linear time
   Registrar reg("many_types");
   constexpr int kTypes = 3000;
   for (int i = 0; i < kTypes; ++i) reg.add<ManyRmsNorm>("many_" + std::to_string(i));
-  const auto review = plugin::review_registrations(reg, plugin::OpCatalogue({"RMSNormFwdOp"}));
+  const auto review = plugin::review_registrations(reg);
   CHECK(review.problems.empty());
   // Sixteen kernel types are warned about one by one, each listing a few of its partners; the
   // rest are counted in one more warning.

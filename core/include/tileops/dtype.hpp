@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <ostream>
 #include <span>
 #include <string_view>
@@ -65,6 +66,17 @@ constexpr bool is_floating(DType dtype) {
 constexpr bool is_integral(DType dtype) {
   return dtype == DType::int8 || dtype == DType::uint8 || dtype == DType::int32 ||
          dtype == DType::int64;
+}
+
+// The machine epsilon of a floating dtype (the gap between 1 and the next value), float32's for
+// any other: what the RMS norms use when eps is None.
+constexpr double dtype_epsilon(DType dtype) {
+  switch (dtype) {
+    case DType::float16: return 0.0009765625;  // 2^-10
+    case DType::bfloat16: return 0.0078125;    // 2^-7
+    case DType::float64: return std::numeric_limits<double>::epsilon();
+    default: return std::numeric_limits<float>::epsilon();
+  }
 }
 
 // "bool", "int" or "float": the category the manifest's `category()` primitive returns.

@@ -1,7 +1,6 @@
 #include "tileops/ops/fused_add_rms_norm.hpp"
 
 #include "tileops/extend/ops/norm.hpp"
-#include "tileops/ops/rms_norm.hpp"
 
 namespace tileops {
 

@@ -1,19 +1,8 @@
 #include "tileops/ops/rms_norm.hpp"
 
-#include <limits>
-
 #include "tileops/extend/ops/norm.hpp"
 
 namespace tileops {
-
-double dtype_epsilon(DType dtype) {
-  switch (dtype) {
-    case DType::float16: return 0.0009765625;       // 2^-10
-    case DType::bfloat16: return 0.0078125;         // 2^-7
-    case DType::float64: return std::numeric_limits<double>::epsilon();
-    default: return std::numeric_limits<float>::epsilon();
-  }
-}
 
 OpOutputs RMSNormFwdOp::forward(const CallArgs& args) {
   Tensor x_copy, weight_copy;

@@ -25,7 +25,8 @@
 
 namespace tileops {
 
-struct Op::Impl {
+// Hidden explicitly: a nested class takes the visibility of Op, which the core exports.
+struct __attribute__((visibility("hidden"))) Op::Impl {
   Impl(Op& op, const OpClass& op_class, Target target_given);
 
   Op& self;

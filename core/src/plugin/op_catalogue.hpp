@@ -6,12 +6,11 @@
 #include <string_view>
 #include <vector>
 
-#include "tileops/export.hpp"
 #include "tileops/op_class.hpp"
 
 namespace tileops::plugin {
 
-class TILEOPS_API OpCatalogue {
+class OpCatalogue {
  public:
   // The ops of this process: the in-tree ops, the op classes defined so far, and every entry of
   // the manifests (built in, and those of the config's manifest_path).

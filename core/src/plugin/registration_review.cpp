@@ -234,4 +234,8 @@ RegistrationReview review_registrations(const Registrar& registrar, const OpCata
   return out;
 }
 
+RegistrationReview review_registrations(const Registrar& registrar) {
+  return review_registrations(registrar, OpCatalogue::of_process());
+}
+
 }  // namespace tileops::plugin

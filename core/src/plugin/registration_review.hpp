@@ -1,21 +1,17 @@
 // The check of what a plugin registered, run once its registration function returned and
 // before its registrations are kept: the op catalogue's rules that registration alone cannot
-// see. Internal; exported for the test suite.
+// see. Internal: plugin authors reach it through review_registrations(registrar)
+// (tileops/extend/plugin_host.hpp).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "plugin/op_catalogue.hpp"
-#include "tileops/export.hpp"
 #include "tileops/extend/backend.hpp"
+#include "tileops/extend/plugin_host.hpp"
 
 namespace tileops::plugin {
-
-struct RegistrationReview {
-  std::vector<std::string> problems;  // each one fails the plugin's load
-  std::vector<std::string> warnings;  // kept in PluginInfo::warnings and logged
-};
 
 // Reviews every kernel type and kernel builder `registrar` registered:
 //  * its op must be one `catalogue` knows (else the nearest known names are suggested);
@@ -27,6 +23,6 @@ struct RegistrationReview {
 //    neither preferred over the other, is a warning naming both keys, both owners and the fix.
 // An op known only from a manifest (an application's, whose class is defined later) gets the
 // name check only: constructing it checks the rest, as for any registered kernel type.
-TILEOPS_API RegistrationReview review_registrations(const Registrar& registrar, const OpCatalogue& catalogue);
+RegistrationReview review_registrations(const Registrar& registrar, const OpCatalogue& catalogue);
 
 }  // namespace tileops::plugin

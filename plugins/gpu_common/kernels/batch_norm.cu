@@ -76,12 +76,13 @@ __global__ void moments_channels_last(const T* __restrict__ x, Moments* __restri
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        if (r + u >= end) break;
+        if (r + u < end) {
 #pragma unroll
-        for (int k = 0; k < kVec; ++k) {
-          const float d = to_float(in[u].v[k]) - shift[k];
-          sum[k] += d;
-          squares[k] += d * d;
+          for (int k = 0; k < kVec; ++k) {
+            const float d = to_float(in[u].v[k]) - shift[k];
+            sum[k] += d;
+            squares[k] += d * d;
+          }
         }
       }
     }

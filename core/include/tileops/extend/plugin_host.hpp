@@ -23,6 +23,17 @@ struct LoadPolicy {
   bool allow_insecure = false;        // the config's allow_insecure_plugins
 };
 
+// What the review of a plugin's registrations found.
+struct RegistrationReview {
+  std::vector<std::string> problems;  // each one fails the plugin's load
+  std::vector<std::string> warnings;  // kept in PluginInfo::warnings and logged
+};
+
+// Reviews what `registrar` registered against the ops of the process, as PluginHost::load
+// reviews a plugin's registrations before it keeps them (see there): a vendor's test can check
+// its registrations without building and loading its plugin. Registers and changes nothing.
+TILEOPS_API RegistrationReview review_registrations(const Registrar& registrar);
+
 // load_backends() owns one PluginHost for the whole process; tests make their own. Not
 // thread-safe: one thread loads, and nothing reads the host while it loads.
 class TILEOPS_API PluginHost {
