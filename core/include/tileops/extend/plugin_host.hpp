@@ -40,24 +40,25 @@ class TILEOPS_API PluginHost {
  public:
   PluginHost() = default;
   // Rolls back the registrations of every plugin this host loaded, newest first. The libraries'
-  // code stays mapped (see OpenedPlugin::library).
+  // code stays mapped: objects a plugin made may outlive its registrations.
   ~PluginHost();
   PluginHost(const PluginHost&) = delete;
   PluginHost& operator=(const PluginHost&) = delete;
 
-  // Loads the plugins found in `directories` (see discover_plugins), in discovery order:
+  // Loads the plugin files (libtileops_<name>.so) of each of `directories` in turn, each
+  // directory's in name order; a missing directory is skipped, one that cannot be listed is a
+  // failure:
   //  * a name in `policy.disabled` is skipped;
   //  * a name this host met before (in this call or an earlier one, loaded or failed) is
   //    skipped as shadowed by the first file of that name, with a notice in the log; the very
   //    same file met again (a directory listed twice) is ignored;
-  //  * any other plugin is checked (open_plugin: the file, its ABI) and registers through a
+  //  * any other plugin is checked (the file, then its ABI facts) and registers through a
   //    Registrar owned by its name; what it registered is then reviewed against the ops of the
   //    process (review_registrations). When a check, the registration or the review fails,
   //    everything it registered is rolled back, a warning is logged and the failure is recorded;
   //    the host and the other plugins carry on. A registration that collides with an earlier
   //    plugin's fails the later plugin, never the earlier one.
-  // Directories that cannot be listed are recorded as failures too. Throws only what the
-  // allocator throws.
+  // Throws only what the allocator throws.
   void load(const std::vector<std::filesystem::path>& directories, const LoadPolicy& policy = {});
 
   // True while some PluginHost::load runs on the calling thread, i.e. inside a plugin's
