@@ -41,8 +41,13 @@ innermost() {
 }
 words=$(find "$source_dir/core/include/tileops" "$generated_include/tileops" -name '*.hpp' -o -name '*.h' |
           xargs cat | grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u)
-undeclared=$(grep -E "^(($derived) )?tileops::" <<< "$symbols" | innermost | sort -u |
+# std's function templates instantiated out of line for tileops types (an -O1 sanitizer build
+# keeps std::__do_uninit_copy<Tensor*> out of line, for one) demangle with their tileops return
+# type first, so core/tileops.map's tileops::* exports them too. They are weak instances of std's
+# own templates, the definition any consumer would make: counted below, not checked by name.
+std_instances='^tileops::[^ (]* std::'
+undeclared=$(grep -E "^(($derived) )?tileops::" <<< "$symbols" | grep -vE "$std_instances" | innermost | sort -u |
              awk -F'\t' 'NR == FNR { known[$1] = 1; next } !($1 in known) { print $2 }' <(echo "$words") - | sort -u || true)
 [ -z "$undeclared" ] || fail "$lib exports $(wc -l <<< "$undeclared") name(s) that no installed header declares:
 $undeclared"
-echo "exported symbols: $(wc -l <<< "$symbols"), all of the installed API ($(wc -l <<< "$c_exported") C entry points)"
+echo "exported symbols: $(wc -l <<< "$symbols"), all of the installed API ($(wc -l <<< "$c_exported") C entry points, $(grep -cE "$std_instances" <<< "$symbols" || true) std template instances on tileops types)"
