@@ -263,11 +263,10 @@ int run_bench(const std::vector<std::string>& args) {
       std::fprintf(stderr, "\r[%zu/%zu, %.0f s] %s %s\033[K", i + 1, cases.size(), elapsed, entry->name.c_str(),
                    c.id.c_str());
     }
+    const OpSignature signature = describe(*entry);
     ParamMap params = testing::random_construction_tensors(c.params);
-    if (!describe(*entry).has_call_time_tensor_input() && !params.contains("device")) {
-      params.set("device", device);
-    }
-    nlohmann::json row = {{"op", entry->name}, {"case", c.id}, {"inputs", inputs_json(describe(*entry), c)}};
+    if (!signature.has_call_time_tensor_input() && !params.contains("device")) params.set("device", device);
+    nlohmann::json row = {{"op", entry->name}, {"case", c.id}, {"inputs", inputs_json(signature, c)}};
     try {
       std::unique_ptr<Op> op = entry->make(params, target);
       const std::vector<Tensor> inputs = testing::random_inputs(c, device);
