@@ -26,6 +26,10 @@ LogLevel from_spdlog(spdlog::level::level_enum level) {
   return LogLevel::critical;
 }
 
+// Set while the application's sink runs on this thread: a message it logs would lock the sink
+// it is already inside, so log_message drops it.
+thread_local bool in_application_sink = false;
+
 // The logger's one sink: stderr, or the application's LogSink once set_log_sink gave one. The
 // base sink's mutex serialises writing and swapping, so the swap is safe beside logging threads.
 class SwitchableSink final : public spdlog::sinks::base_sink<std::mutex> {
@@ -43,6 +47,10 @@ class SwitchableSink final : public spdlog::sinks::base_sink<std::mutex> {
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
     if (sink_) {
+      in_application_sink = true;
+      struct Leave {
+        ~Leave() { in_application_sink = false; }
+      } leave;
       sink_(from_spdlog(msg.level), std::string_view(msg.payload.data(), msg.payload.size()));
     } else {
       stderr_->log(msg);
@@ -79,7 +87,10 @@ TileopsLogger& tileops_logger() {
 
 bool log_enabled(LogLevel level) { return tileops_logger().logger.should_log(to_spdlog(level)); }
 
-void log_message(LogLevel level, std::string_view message) { tileops_logger().logger.log(to_spdlog(level), "{}", message); }
+void log_message(LogLevel level, std::string_view message) {
+  if (in_application_sink) return;
+  tileops_logger().logger.log(to_spdlog(level), "{}", message);
+}
 
 LogSink set_log_sink(LogSink sink) { return tileops_logger().sink->replace(std::move(sink)); }
 

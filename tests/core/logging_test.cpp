@@ -1,6 +1,7 @@
 // tileops/logging.hpp: the log as plugins and applications reach it, with no spdlog type.
 #include <doctest/doctest.h>
 
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,4 +44,19 @@ TEST_CASE("logging: set_log_sink routes each written message, level and text, to
   CHECK(seen.size() == 1);
   CHECK(outer.count("after the sink was replaced") == 1);
   CHECK(outer.count("routed") == 0);
+}
+
+TEST_CASE("logging: a sink that logs or throws neither recurses nor stops the code that logged") {
+  test::LogCapture outer;
+  int calls = 0;
+  const LogSink before = set_log_sink([&](LogLevel, std::string_view message) {
+    ++calls;
+    log_message(LogLevel::error, "logged from inside the sink");
+    if (message == "throw") throw std::runtime_error("the sink failed");
+  });
+  log_message(LogLevel::error, "first");
+  CHECK_NOTHROW(log_message(LogLevel::error, "throw"));
+  set_log_sink(before);
+  CHECK(calls == 2);
+  CHECK(outer.count("logged from inside the sink") == 0);
 }

@@ -25,8 +25,8 @@ TILEOPS_API void set_log_level(const std::string& level);
 TILEOPS_API bool log_enabled(LogLevel level);
 
 // Receives each message the log writes, at or above the log's level, unformatted. Called on the
-// thread that logs, one call at a time; it must not log itself and should not throw (what it
-// throws propagates to the code that logged).
+// thread that logs, one call at a time. What it logs itself is dropped (the log does not
+// recurse into it); what it throws is reported on stderr and the code that logged carries on.
 using LogSink = std::function<void(LogLevel level, std::string_view message)>;
 
 // Sends the log's messages to `sink` instead of stderr (an empty sink: back to stderr), e.g. to
