@@ -21,6 +21,8 @@
 #                    and RoPE against torch (families_vs_torch.py)
 #   row_ops.md       the memory-bound kernels alone against a same-size copy, at the block shapes
 #                    their launchers choose among (row_ops_harness)
+#   tensor_parallel.md  the tensor-parallel MLP (bench/gpu/tensor_parallel.sh) with one rank
+# --collectives runs tileops info, the GPU tests and the tensor-parallel MLP with one rank;
 # --tests-only stops after the tests, the main jobs and the Python GPU tests; --attention runs
 # only the attention tests, the decoder layer and the attention table; --new-ops runs the GPU
 # tests, the Python GPU tests, the memory-bound op table and the families table; --row-ops runs the
@@ -32,8 +34,20 @@ dev=${TILEOPS_DEV_DIR:-.dev}
 out=${OUT:?OUT must name the folder for the results}
 export LD_LIBRARY_PATH=$PWD/$dev/sys:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
+# NCCL for the nccl plugin: the one PyTorch's virtual environment brings, where present.
+nccl=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null || true)
+if [ -n "$nccl" ] && [ -f "$nccl" ]; then export TILEOPS_NCCL_LIBRARY=$nccl; fi
 status=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$out/gpu.txt" 2>&1
+if [ "${1:-}" = "--collectives" ]; then
+  "$dev/bin/tileops" info >"$out/info.txt" 2>&1 || status=1
+  grep -A2 '^collectives' "$out/info.txt"
+  "$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
+  grep -E 'SKIPPED|ERROR|test cases' "$out/gpu_tests.log" | tail -n 12
+  bench/gpu/tensor_parallel.sh "$dev/bin" 1 50 >"$out/tensor_parallel.md" 2>"$out/tensor_parallel.log" || status=1
+  cat "$out/tensor_parallel.md"
+  exit $status
+fi
 if [ "${1:-}" = "--attention" ]; then
   "$dev/bin/tileops_tests" --test-case='GPU*attention*,GPU*decode*,GPU*append*,GPU: every op*' --duration=true \
     >"$out/gpu_tests.log" 2>&1 || status=1

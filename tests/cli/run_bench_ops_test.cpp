@@ -93,7 +93,7 @@ TEST_CASE("tileops ops lists every op with its interfaces and the cpu plugin's k
   const auto r = run_command(cli() + " ops --json");
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
-  CHECK(j.size() == 31);
+  CHECK(j.size() == 34);
   bool found = false;
   for (const auto& op : j) {
     if (op.at("name") != "RMSNormFwdOp") continue;

@@ -173,6 +173,11 @@ TORCH_REFERENCES = {
     "RopeFwdOp": _rope(False),
     "RopeInterleavedFwdOp": _rope(True),
     "LongRoPEFwdOp": _long_rope,
+    # The workload rows run on "self", the group of one rank, where torch.distributed's
+    # all_reduce, all_gather_into_tensor and reduce_scatter_tensor leave the values as they are.
+    "AllReduceFwdOp": lambda p, x: x.clone(),
+    "AllGatherFwdOp": lambda p, x: x.clone(),
+    "ReduceScatterFwdOp": lambda p, x: x.clone(),
 }
 
 

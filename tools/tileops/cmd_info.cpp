@@ -91,6 +91,11 @@ int run_info(const std::vector<std::string>& args) {
                 << d["name"].get<std::string>() << "\n";
     }
   }
+  std::cout << "collectives:" << (info["collectives"].empty() ? " (no provider)" : "") << "\n";
+  for (const auto& c : info["collectives"]) {
+    std::cout << "  " << c["device_type"].get<std::string>() << ": " << c["provider"].get<std::string>()
+              << (c["available"].get<bool>() ? " " : " unavailable: ") << c["description"].get<std::string>() << "\n";
+  }
   std::cout << "plugins:" << (info["plugins"].empty() ? " (none)" : "") << "\n";
   for (const auto& p : info["plugins"]) {
     std::cout << "  " << p["name"].get<std::string>() << " " << p["version"].get<std::string>() << "\n";

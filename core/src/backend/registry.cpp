@@ -8,6 +8,7 @@
 
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/collectives.hpp"
 #include "tileops/extend/device_runtime.hpp"
 #include "tileops/logging.hpp"
 
@@ -179,6 +180,14 @@ void Registrar::register_device_runtime(std::shared_ptr<DeviceRuntime> runtime) 
   const DeviceType type = runtime->type();
   record({Registration::Kind::device_runtime, "", std::string(type.name())}, [type] { remove_runtime(type); },
          [&] { add_runtime(owner_, std::move(runtime)); });
+}
+
+void Registrar::register_collective_provider(std::shared_ptr<CollectiveProvider> provider) {
+  if (!provider) throw BackendError("register_collective_provider: the provider is null");
+  const DeviceType type = provider->device_type();
+  record({Registration::Kind::collective_provider, "", std::string(type.name())},
+         [type] { collectives::remove_provider(type); },
+         [&] { collectives::add_provider(owner_, std::move(provider)); });
 }
 
 void Registrar::rollback() noexcept {

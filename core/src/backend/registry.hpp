@@ -48,3 +48,12 @@ struct NamedDetector {
 std::vector<NamedDetector> detectors();
 
 }  // namespace tileops::backend
+
+namespace tileops::collectives {
+
+// Adds `provider` for its device type on behalf of `owner`; throws BackendError naming both
+// owners when the type has one. remove_provider undoes it (never throws).
+void add_provider(const std::string& owner, std::shared_ptr<CollectiveProvider> provider);
+void remove_provider(DeviceType type) noexcept;
+
+}  // namespace tileops::collectives

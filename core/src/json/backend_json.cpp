@@ -4,6 +4,7 @@
 
 #include "tileops/config.hpp"
 #include "tileops/extend/backend.hpp"
+#include "tileops/extend/collectives.hpp"
 #include "tileops/extend/device_runtime.hpp"
 #include "tileops/extend/plugin.hpp"
 #include "tileops/paths.hpp"
@@ -58,6 +59,18 @@ nlohmann::json devices_json() {
   return devices;
 }
 
+nlohmann::json collectives_json() {
+  nlohmann::json providers = nlohmann::json::array();
+  for (const auto& p : collective_providers()) {
+    const std::optional<std::string> why = p->unavailable();
+    providers.push_back({{"device_type", std::string(p->device_type().name())},
+                         {"provider", p->name()},
+                         {"available", !why.has_value()},
+                         {"description", why ? *why : p->description()}});
+  }
+  return providers;
+}
+
 nlohmann::json info_json() {
   load_backends();
   const Config cfg = config();
@@ -88,6 +101,7 @@ nlohmann::json info_json() {
   info["disable_kernels"] = setting(cfg.disable_kernels, cfg.disable_kernels_origin);
   info["prefer_kernels"] = setting(preferred, cfg.prefer_kernels_origin);
   info["devices"] = devices_json();
+  info["collectives"] = collectives_json();
   info["plugins"] = plugins_json();
   info["load_failures"] = load_failures_json();
   info["targets"] = targets_json();

@@ -31,6 +31,7 @@
 
 namespace tileops {
 
+class CollectiveProvider;
 class DeviceRuntime;
 
 // A kernel built by a target for one (device, input dtypes and shapes) combination. It
@@ -59,7 +60,7 @@ struct RegisteredKernelType {
 // One registration a Registrar made, as the plugin host checks it after the plugin's
 // registration function returned.
 struct Registration {
-  enum class Kind { kernel_type, kernel_builder, detector, device_runtime };
+  enum class Kind { kernel_type, kernel_builder, detector, device_runtime, collective_provider };
   Kind kind;
   std::string op;    // kernel_type and kernel_builder: the op registered for; "" otherwise
   std::string name;  // the key, the target, or the device type
@@ -102,6 +103,9 @@ class TILEOPS_API Registrar {
   // Registers a device runtime. Throws BackendError, naming both owners, when its device type
   // already has one.
   void register_device_runtime(std::shared_ptr<DeviceRuntime> runtime);
+  // Registers the collective provider of its device type (tileops/extend/collectives.hpp).
+  // Throws BackendError, naming both owners, when that type already has one.
+  void register_collective_provider(std::shared_ptr<CollectiveProvider> provider);
 
   // What this registrar registered and has not rolled back, in registration order.
   const std::vector<Registration>& registrations() const { return registrations_; }
