@@ -455,6 +455,13 @@ void Tensor::copy_from(const Tensor& src) const {
       DeviceRuntime& rt = device_runtime(device().type());
       call_runtime(rt, "copy_from_host", [&] { rt.copy_from_host(data_ptr(), src.data_ptr(), nbytes(), device().index()); });
     } else {
+      if (src.device().type() == device().type()) {
+        DeviceRuntime& rt = device_runtime(device().type());
+        const bool copied = call_runtime(rt, "copy_between_devices", [&] {
+          return rt.copy_between_devices(data_ptr(), device().index(), src.data_ptr(), src.device().index(), nbytes());
+        });
+        if (copied) return;
+      }
       Tensor staged = src.to(Device::cpu());
       copy_from(staged);
     }

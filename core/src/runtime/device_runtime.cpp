@@ -34,6 +34,8 @@ void DeviceRuntime::deallocate_async(void* ptr, std::size_t nbytes, int index, v
   deallocate(ptr, nbytes, index);
 }
 bool DeviceRuntime::copy_strided(const StridedCopy&, int) { return false; }
+
+bool DeviceRuntime::copy_between_devices(void*, int, const void*, int, std::size_t) { return false; }
 [[noreturn]] static void throw_no_graphs(const DeviceRuntime& rt, int index) {
   throw OpNotAvailableError("device graphs are not available on " + std::string(rt.type().name()) + ":" +
                             std::to_string(index) + ": its runtime cannot record work for replay");

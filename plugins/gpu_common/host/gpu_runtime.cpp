@@ -175,6 +175,25 @@ void GpuRuntime::copy_on_device(void* dst, const void* src, std::size_t nbytes, 
   check(api::copy_on_device(dst, src, nbytes, native(current_stream(index))), "copying on the device");
 }
 
+bool GpuRuntime::copy_between_devices(void* dst, int dst_index, const void* src, int src_index, std::size_t nbytes) {
+  check_index(dst_index, "copy_between_devices");
+  check_index(src_index, "copy_between_devices");
+  refuse_wait_while_recording(current_stream(src_index), "copying between devices", src_index);
+  refuse_wait_while_recording(current_stream(dst_index), "copying between devices", dst_index);
+  {
+    // What the source's stream has queued (the producer of `src`) finishes first.
+    DeviceGuard device(src_index);
+    check(api::stream_synchronize(native(current_stream(src_index))), "waiting for the source of a copy between devices");
+    raise_pending_fault(src_index);
+  }
+  DeviceGuard device(dst_index);
+  const api::Stream s = native(current_stream(dst_index));
+  check(api::copy_peer(dst, dst_index, src, src_index, nbytes, s), "copying between devices");
+  // Finished on return, so that the source may be released on its own stream at once.
+  check(api::stream_synchronize(s), "waiting for a copy between devices");
+  return true;
+}
+
 bool GpuRuntime::copy_strided(const StridedCopy& copy, int index) {
   check_index(index, "copy_strided");
   if (!kKernelArchs.empty() &&

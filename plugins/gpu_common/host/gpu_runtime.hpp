@@ -43,6 +43,7 @@ class GpuRuntime final : public DeviceRuntime {
   // Returns false (Tensor::copy_from then copies through the host) where this build's kernels
   // have no device code for the device's architecture (kKernelArchs).
   bool copy_strided(const StridedCopy& copy, int index) override;
+  bool copy_between_devices(void* dst, int dst_index, const void* src, int src_index, std::size_t nbytes) override;
   void synchronize(int index) override;
   int current_device() const override;
   void set_current_device(int index) override;

@@ -56,6 +56,9 @@ inline Error copy_from_host(void* d, const void* s, size_t n, Stream st) {
 inline Error copy_on_device(void* d, const void* s, size_t n, Stream st) {
   return hipMemcpyAsync(d, s, n, hipMemcpyDeviceToDevice, st);
 }
+inline Error copy_peer(void* d, int dd, const void* s, int sd, size_t n, Stream st) {
+  return hipMemcpyPeerAsync(d, dd, s, sd, n, st);
+}
 inline Error stream_synchronize(Stream s) { return hipStreamSynchronize(s); }
 inline Error device_synchronize() { return hipDeviceSynchronize(); }
 // arch: the gfx processor number (gfx_arch.hpp). HIP 5.2 has no opt-in shared memory limit:
@@ -122,6 +125,9 @@ inline Error copy_from_host(void* d, const void* s, size_t n, Stream st) {
 }
 inline Error copy_on_device(void* d, const void* s, size_t n, Stream st) {
   return cudaMemcpyAsync(d, s, n, cudaMemcpyDeviceToDevice, st);
+}
+inline Error copy_peer(void* d, int dd, const void* s, int sd, size_t n, Stream st) {
+  return cudaMemcpyPeerAsync(d, dd, s, sd, n, st);
 }
 inline Error stream_synchronize(Stream s) { return cudaStreamSynchronize(s); }
 inline Error device_synchronize() { return cudaDeviceSynchronize(); }

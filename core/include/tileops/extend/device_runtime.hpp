@@ -67,6 +67,12 @@ class TILEOPS_API DeviceRuntime {
   };
   virtual bool copy_strided(const StridedCopy& copy, int index);
 
+  // Copies `nbytes` from device `src_index` to device `dst_index` of this runtime (a peer
+  // copy), ordered after the work queued on both devices' current streams and finished when it
+  // returns, as copy_to_host is. Returns false, having done nothing, when the runtime has no
+  // such copy; Tensor::copy_from then goes through the host. The default returns false.
+  virtual bool copy_between_devices(void* dst, int dst_index, const void* src, int src_index, std::size_t nbytes);
+
   // Waits for all work queued on device `index`.
   virtual void synchronize(int index);
   // The device new work goes to on the calling thread, and how to change it.
