@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "support/gpu.hpp"
+#include "support/run_command.hpp"
 #include "tileops/communicator.hpp"
 #include "tileops/device_graph.hpp"
 #include "tileops/errors.hpp"
@@ -95,4 +96,15 @@ TEST_CASE("GPU: a communicator of the CPU is refused for a call on cuda:0, namin
   CHECK_THROWS_WITH_AS(op(counting({8}, DType::float32, 1.0)),
                        doctest::Contains(("communicator " + local[0]->key() + " is on cpu, but the call is on cuda:0").c_str()),
                        ValueError);
+}
+
+TEST_CASE("GPU: where NCCL cannot be loaded, a collective op on cuda:0 is refused with the loader's reason") {
+  if (cuda_or_skip() == nullptr) return;
+  const auto r = test::run_command("TILEOPS_NCCL_LIBRARY=/nonexistent/libnccl.so.2 " + test::tileops_cli_path() +
+                                   " run AllReduceFwdOp --device cuda:0 --input x=[4,8]:float32 2>&1");
+  CHECK(r.status != 0);
+  CHECK_MESSAGE(r.out.find("AllReduceFwdOp: no implementation serves this call") != std::string::npos, r.out);
+  CHECK_MESSAGE(r.out.find("nccl_all_reduce: cannot load") != std::string::npos, r.out);
+  CHECK_MESSAGE(r.out.find("cannot load /nonexistent/libnccl.so.2 (named by TILEOPS_NCCL_LIBRARY)") != std::string::npos,
+                r.out);
 }
