@@ -22,7 +22,9 @@
 #   row_ops.md       the memory-bound kernels alone against a same-size copy, at the block shapes
 #                    their launchers choose among (row_ops_harness)
 #   tensor_parallel.md  the tensor-parallel MLP (bench/gpu/tensor_parallel.sh) with one rank
-# --collectives runs tileops info, the GPU tests and the tensor-parallel MLP with one rank;
+#   collective_bandwidth.md  the collectives against torch.distributed with one rank, to 256 MiB
+# --collectives runs tileops info, the GPU tests, the tensor-parallel MLP and the collectives'
+# bandwidth with one rank;
 # --tests-only stops after the tests, the main jobs and the Python GPU tests; --attention runs
 # only the attention tests, the decoder layer and the attention table; --new-ops runs the GPU
 # tests, the Python GPU tests, the memory-bound op table and the families table; --row-ops runs the
@@ -46,6 +48,9 @@ if [ "${1:-}" = "--collectives" ]; then
   grep -E 'SKIPPED|ERROR|test cases' "$out/gpu_tests.log" | tail -n 12
   bench/gpu/tensor_parallel.sh "$dev/bin" 1 50 >"$out/tensor_parallel.md" 2>"$out/tensor_parallel.log" || status=1
   cat "$out/tensor_parallel.md"
+  bench/gpu/collective_bandwidth.sh "$dev/bin" 1 256 >"$out/collective_bandwidth.md" 2>"$out/collective_bandwidth.log" ||
+    status=1
+  cat "$out/collective_bandwidth.md"
   exit $status
 fi
 if [ "${1:-}" = "--attention" ]; then

@@ -11,16 +11,15 @@
 //   tensor_parallel_mlp --device cpu --world N [--tokens M] [--hidden H] [--intermediate I]
 // Defaults: Llama-3.1-8B (hidden 4096, intermediate 14336), 32 tokens, bfloat16, one rank.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <thread>
 #include <vector>
 
 #include "demo_support.hpp"
+#include "group_id.hpp"
 #include "tileops/communicator.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
@@ -146,28 +145,6 @@ bool run_rank(const Options& o, const Weights& w, const Communicator& comm) {
   return ok;
 }
 
-// The group's id: made by rank 0 and written to `path` (through a rename, so a reader never
-// sees half of it); read by the others, who wait up to two minutes for the file.
-CommunicatorId exchange_id(const Options& o, DeviceType type) {
-  CommunicatorId id;
-  if (o.world == 1) return Communicator::new_id(type);
-  if (o.id_file.empty()) throw ValueError("--world " + std::to_string(o.world) + " on " + o.device + " needs --id-file");
-  const std::filesystem::path path(o.id_file);
-  if (o.rank == 0) {
-    id = Communicator::new_id(type);
-    const std::filesystem::path partial = path.string() + ".partial";
-    std::ofstream(partial, std::ios::binary).write(reinterpret_cast<const char*>(id.bytes.data()), id.bytes.size());
-    std::filesystem::rename(partial, path);
-    return id;
-  }
-  for (int waited_ms = 0; waited_ms < 120000; waited_ms += 50) {
-    std::ifstream in(path, std::ios::binary);
-    if (in && in.read(reinterpret_cast<char*>(id.bytes.data()), id.bytes.size())) return id;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  throw RuntimeError("rank " + std::to_string(o.rank) + " waited 120 s for rank 0 to write the group id to " + o.id_file);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -201,7 +178,7 @@ int main(int argc, char** argv) {
       }
       return std::all_of(ok.begin(), ok.end(), [](char v) { return v != 0; }) ? 0 : 1;
     }
-    const CommunicatorId id = exchange_id(o, device.type());
+    const CommunicatorId id = demo::exchange_group_id(o.id_file, o.world, o.rank, device.type());
     const std::shared_ptr<Communicator> comm = Communicator::join(device, id, o.world, o.rank);
     return run_rank(o, w, *comm) ? 0 : 1;
   } catch (const Error& e) {
