@@ -68,6 +68,13 @@ std::string kernels_of(const Op& op, const std::string& prefix) {
   return s;
 }
 
+Config start(const CommonOptions& common) {
+  Config cfg = load_config(common.config ? std::optional<std::filesystem::path>(*common.config) : std::nullopt);
+  set_config(cfg);
+  load_backends();
+  return cfg;
+}
+
 void print_backends(const Config& cfg) {
   std::printf("config: %s; default target: %s\n", cfg.file ? cfg.file->string().c_str() : "(none)",
               default_target().value_or("(detect per device)").c_str());

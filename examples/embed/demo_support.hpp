@@ -50,6 +50,10 @@ tileops::Tensor random(std::vector<std::int64_t> shape, tileops::DType dtype, co
 // or "target NAME" when a named target serves it.
 std::string kernels_of(const tileops::Op& op, const std::string& prefix = "");
 
+// Reads the config (--config, else the one found as usual), makes it the process's and loads the
+// plugins; returns it. Throws what load_config throws.
+tileops::Config start(const CommonOptions& common);
+
 // Prints the config file, the default target, the plugins that loaded and the load failures.
 void print_backends(const tileops::Config& cfg);
 

@@ -71,9 +71,7 @@ void report(const char* name, const Op& op, double seconds) {
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   try {
-    Config cfg = load_config(o.config ? std::optional<std::filesystem::path>(*o.config) : std::nullopt);
-    set_config(cfg);
-    load_backends();
+    const Config cfg = demo::start(o);
     const Device device = Device::parse(o.device);
 
     std::printf("tileops %s: Llama-style block (hidden %lld, intermediate %lld), %lld tokens, %s on %s\n", kVersion,

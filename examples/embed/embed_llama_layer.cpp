@@ -264,9 +264,7 @@ bool replay_decode_steps(Layer& layer, const Weights& w, const std::vector<Tenso
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   try {
-    Config cfg = load_config(o.config ? std::optional<std::filesystem::path>(*o.config) : std::nullopt);
-    set_config(cfg);
-    load_backends();
+    const Config cfg = demo::start(o);
     const Device device = Device::parse(o.device);
     std::printf("tileops %s: Llama-3.1-8B decoder layer (hidden %lld, %lld/%lld heads of %lld, intermediate %lld), "
                 "prefill of %lld tokens, %lld decode steps, %s on %s\n",

@@ -72,8 +72,7 @@ double seconds_per_call(const Device& device, int iters, F&& call) {
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   try {
-    set_config(load_config(o.config ? std::optional<std::filesystem::path>(*o.config) : std::nullopt));
-    load_backends();
+    demo::start(o);
     const Device device = Device::parse(o.device);
     const CommunicatorId id = demo::exchange_group_id(o.id_file, o.world, o.rank, device.type());
     const auto comm = Communicator::join(device, id, o.world, o.rank);

@@ -150,9 +150,7 @@ bool run_rank(const Options& o, const Weights& w, const Communicator& comm) {
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   try {
-    Config cfg = load_config(o.config ? std::optional<std::filesystem::path>(*o.config) : std::nullopt);
-    set_config(cfg);
-    load_backends();
+    demo::start(o);
     const Device device = Device::parse(o.device);
     std::printf("Llama MLP (hidden %lld, intermediate %lld), %lld tokens, %s, split over %d rank(s)\n",
                 static_cast<long long>(o.hidden), static_cast<long long>(o.intermediate),

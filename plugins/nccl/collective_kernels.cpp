@@ -58,22 +58,18 @@ Bound bind(std::int64_t communicator, const Device& device, std::string_view op)
   return bound;
 }
 
-AllReduceKernel::AllReduceKernel(const Call& call) : Impl(call), bound_(bind(call.communicator, *call.device, "AllReduceFwdOp")) {}
-
+template <>
 void AllReduceKernel::forward(const Tensor& x, const Tensor& y) {
   bound_.backend->all_reduce(x.data_ptr(), y.data_ptr(), count_of(x), x.dtype(), reduction_of(call_.reduce),
                              current_stream(x.device()));
 }
 
-AllGatherKernel::AllGatherKernel(const Call& call) : Impl(call), bound_(bind(call.communicator, *call.device, "AllGatherFwdOp")) {}
-
+template <>
 void AllGatherKernel::forward(const Tensor& x, const Tensor& y) {
   bound_.backend->all_gather(x.data_ptr(), y.data_ptr(), count_of(x), x.dtype(), current_stream(x.device()));
 }
 
-ReduceScatterKernel::ReduceScatterKernel(const Call& call)
-    : Impl(call), bound_(bind(call.communicator, *call.device, "ReduceScatterFwdOp")) {}
-
+template <>
 void ReduceScatterKernel::forward(const Tensor& x, const Tensor& y) {
   bound_.backend->reduce_scatter(x.data_ptr(), y.data_ptr(), count_of(y), x.dtype(), reduction_of(call_.reduce),
                                  current_stream(x.device()));

@@ -36,31 +36,28 @@ struct Bound {
 // checking that this plugin's provider made it.
 Bound bind(std::int64_t communicator, const Device& device, std::string_view op);
 
-class AllReduceKernel final : public ops::AllReduceFwdOp::AllReduce::Impl<NcclDeclarations> {
+// The kernel type of one collective interface: binds the call spec's communicator when built,
+// then queues each call on the call device's current stream.
+template <class Interface>
+class CollectiveKernel final : public Interface::template Impl<NcclDeclarations> {
  public:
-  explicit AllReduceKernel(const Call& call);
+  using Call = typename Interface::Call;
+  explicit CollectiveKernel(const Call& call)
+      : Interface::template Impl<NcclDeclarations>(call), bound_(bind(call.communicator, *call.device, Interface::op_name)) {}
   void forward(const Tensor& x, const Tensor& y) override;
 
  private:
   Bound bound_;
 };
 
-class AllGatherKernel final : public ops::AllGatherFwdOp::AllGather::Impl<NcclDeclarations> {
- public:
-  explicit AllGatherKernel(const Call& call);
-  void forward(const Tensor& x, const Tensor& y) override;
-
- private:
-  Bound bound_;
-};
-
-class ReduceScatterKernel final : public ops::ReduceScatterFwdOp::ReduceScatter::Impl<NcclDeclarations> {
- public:
-  explicit ReduceScatterKernel(const Call& call);
-  void forward(const Tensor& x, const Tensor& y) override;
-
- private:
-  Bound bound_;
-};
+using AllReduceKernel = CollectiveKernel<ops::AllReduceFwdOp::AllReduce>;
+using AllGatherKernel = CollectiveKernel<ops::AllGatherFwdOp::AllGather>;
+using ReduceScatterKernel = CollectiveKernel<ops::ReduceScatterFwdOp::ReduceScatter>;
+template <>
+void AllReduceKernel::forward(const Tensor& x, const Tensor& y);
+template <>
+void AllGatherKernel::forward(const Tensor& x, const Tensor& y);
+template <>
+void ReduceScatterKernel::forward(const Tensor& x, const Tensor& y);
 
 }  // namespace tileops::nccl
