@@ -28,7 +28,8 @@
 # --tests-only stops after the tests, the main jobs and the Python GPU tests; --attention runs
 # only the attention tests, the decoder layer and the attention table; --new-ops runs the GPU
 # tests, the Python GPU tests, the memory-bound op table and the families table; --row-ops runs the
-# GPU tests, row_ops_harness and the memory-bound op table. About five minutes
+# GPU tests, row_ops_harness and the memory-bound op table; --python runs the Python GPU tests
+# and the Python call-overhead bench. About five minutes
 # on an H200, and a few more for the Python GPU tests (each boundary operator compiled cold).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -73,6 +74,13 @@ if [ "${1:-}" = "--row-ops" ]; then
   cat "$out/row_ops.md"
   python3 bench/gpu/compare_torch.py "$dev/bin/gpu_op_bench" --json "$out/gpu_bench.json" \
     --markdown "$out/gpu_bench.md" >/dev/null || status=1
+  exit $status
+fi
+if [ "${1:-}" = "--python" ]; then
+  (cd tests/python && PYTHONPATH=$PWD/../../python python3 run.py test_gpu) >"$out/python_gpu.log" 2>&1 || status=1
+  tail -n 4 "$out/python_gpu.log"
+  PYTHONPATH=$PWD/python python3 bench/python/call_overhead.py --json "$out/python_bench.json" \
+    --markdown "$out/python_bench.md" || status=1
   exit $status
 fi
 if [ "${1:-}" = "--new-ops" ]; then

@@ -6,8 +6,9 @@ down GEMM, residual add) built from tileops ops under torch.compile(fullgraph=Tr
 torch.compile of PyTorch's own block.
 
 Host time: the wall time of a batch of calls issued back to back (no synchronisation inside
-the batch) over the batch size, the median of repeated batches after a warm-up; the device may
-still be working when the batch is issued, which is what a caller's Python thread sees. Block
+the batch) over the batch size, the median of repeated batches after a warm-up, the three paths
+taking turns batch by batch; the device may still be working when the batch is issued, which is
+what a caller's Python thread sees. Block
 time: CUDA events around batches of blocks, median per block.
 
 Usage: call_overhead.py [--device cuda:0] [--calls 2000] [--repeats 9] [--json OUT] [--markdown OUT]
@@ -27,20 +28,24 @@ import tileops.torch  # noqa: F401  (registers torch.ops.tileops)
 HIDDEN, INTERMEDIATE, EPS = 4096, 14336, 1e-5
 
 
-def host_us_per_call(call, calls, repeats, device):
-    for _ in range(max(200, calls // 10)):
-        call()
+def host_us_per_call(calls_by_path, calls, repeats, device):
+    """{path: host us per call}: each path's median over `repeats` rounds, the paths taking
+    turns within each round so that the machine's drift falls on all of them alike."""
+    for call in calls_by_path.values():
+        for _ in range(max(200, calls // 10)):
+            call()
+    batches = {path: [] for path in calls_by_path}
+    for _ in range(repeats):
+        for path, call in calls_by_path.items():
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+            start = time.perf_counter()
+            for _ in range(calls):
+                call()
+            batches[path].append((time.perf_counter() - start) / calls * 1e6)
     if device.type == "cuda":
         torch.cuda.synchronize()
-    batches = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            call()
-        batches.append((time.perf_counter() - start) / calls * 1e6)
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-    return statistics.median(batches)
+    return {path: statistics.median(times) for path, times in batches.items()}
 
 
 def torch_rms_norm(x, w):
@@ -56,12 +61,13 @@ def overhead_rows(device, calls, repeats):
     norm = tileops.ops.RMSNormFwdOp([HIDDEN], EPS)
     key = norm.instance_key
     boundary = torch.ops.tileops.norm_rms_norm_fwd
-    rows = [
-        ("tileops.ops.RMSNormFwdOp", host_us_per_call(lambda: norm(x, w), calls, repeats, device)),
-        ("torch.ops.tileops.norm_rms_norm_fwd", host_us_per_call(lambda: boundary(x, w, key), calls, repeats, device)),
-        ("PyTorch eager (%s)" % ("F.rms_norm" if hasattr(F, "rms_norm") else "rsqrt/mean/mul"),
-         host_us_per_call(lambda: torch_rms_norm(x, w), calls, repeats, device)),
-    ]
+    eager = "PyTorch eager (%s)" % ("F.rms_norm" if hasattr(F, "rms_norm") else "rsqrt/mean/mul")
+    us = host_us_per_call({
+        "tileops.ops.RMSNormFwdOp": lambda: norm(x, w),
+        "torch.ops.tileops.norm_rms_norm_fwd": lambda: boundary(x, w, key),
+        eager: lambda: torch_rms_norm(x, w),
+    }, calls, repeats, device)
+    rows = list(us.items())
     return rows, norm.last_call["kernels"]
 
 

@@ -11,7 +11,7 @@ lib = load_library()
 API_MAJOR = 1
 
 # Ref kinds, DLPack flags and output sources (c_api.h).
-REF_NONE, REF_TENSOR, REF_DLPACK, REF_DLPACK_VERSIONED = 0, 1, 2, 3
+REF_NONE, REF_TENSOR, REF_DLPACK, REF_DLPACK_VERSIONED, REF_DLTENSOR = 0, 1, 2, 3, 4
 DLPACK_UINT8_AS_BOOL, DLPACK_LEGACY_BOOL, DLPACK_READ_ONLY = 1, 2, 4
 OUTPUT_NEW, OUTPUT_OUT, OUTPUT_BUFFER = -1, -2, -3
 
@@ -164,6 +164,8 @@ op_boundary_operator = _declare(
 op_last_call_json = _declare("tileops_op_last_call_json", c_void_p, c_void_p, POINTER(c_void_p))
 op_json = _declare("tileops_op_json", c_void_p, c_void_p, POINTER(c_void_p))
 op_call = _declare("tileops_op_call", c_void_p, c_void_p, POINTER(Call))
+# The same taking the call's address, which ctypes converts without a type check.
+op_call_at = ctypes.CFUNCTYPE(c_void_p, c_void_p, c_void_p)(("tileops_op_call", lib))
 
 current_stream = _declare("tileops_current_stream", c_void_p, c_char_p, POINTER(c_void_p))
 set_current_stream = _declare("tileops_set_current_stream", c_void_p, c_char_p, c_void_p, POINTER(c_void_p))

@@ -7,12 +7,15 @@ import threading
 import weakref
 from ctypes import byref, c_char_p, c_int32, c_void_p
 
-from . import _capi, _tensors, errors
+from . import _capi, _lend, _tensors, errors
 from .errors import error
 
 _DTYPE_NAMES = frozenset(
     ["bool", "int8", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64", "dtype"]
 )
+
+# Whether the library takes lent DLTensors (C API 1.2); an older one gets DLPack capsules.
+_LENDS = _capi.library_version().api_minor >= 2
 
 # Live op instances by instance key, for the boundary operators of tileops.torch.
 _instances = weakref.WeakValueDictionary()
@@ -140,6 +143,7 @@ class _Scratch(threading.local):
         self.call.outputs = self.outputs
         self.call.output_sources = self.sources
         self.call_ref = byref(self.call)
+        self.lent = _lend.Slots(n_inputs, n_outputs)
 
 
 class Op:
@@ -247,7 +251,14 @@ class Op:
     def _run(self, tensors, out, buffers, grad_checked=False):
         """One call through the C API; `buffers` (per output, or None) receive the outputs.
         `grad_checked`: autograd is not a concern of this call (a torch operator's kernel), so
-        tensors that require grad pass."""
+        tensors that require grad pass. Torch tensors are lent to the call (tileops._lend)
+        when every tensor argument can be; anything else crosses as DLPack capsules."""
+        if _LENDS:
+            torch = _tensors._torch()
+            if torch is not None:
+                slots = self._scratch.lent
+                if slots.fill(tensors, out, buffers, torch, not grad_checked):
+                    return self._run_lent(slots, tensors, out, buffers)
         first = out
         for t in tensors:
             if t is not None:
@@ -316,6 +327,24 @@ class Op:
             else:
                 results.append(_tensors.wrap_output(kind, outputs[o].ptr))
         return results[0] if n_outputs == 1 else tuple(results)
+
+    def _run_lent(self, slots, tensors, out, buffers):
+        _capi.check(_capi.op_call_at(self._handle, slots.address))
+        sources = slots.sources
+        outputs = slots.outputs
+        results = []
+        for o in range(len(self._output_names)):
+            source = sources[o]
+            if source >= 0:
+                results.append(tensors[source])
+            elif source == _capi.OUTPUT_OUT:
+                results.append(out)
+            elif source == _capi.OUTPUT_BUFFER:
+                results.append(buffers[o])
+            else:
+                ptr = outputs[o].ptr
+                results.append(None if ptr is None else _tensors.torch_from_export(ptr))
+        return results[0] if len(results) == 1 else tuple(results)
 
     # ---- What the instance is and did ------------------------------------------------------
 

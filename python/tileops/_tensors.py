@@ -335,25 +335,31 @@ def output_ref_kind(kind):
     return _capi.REF_TENSOR, 0
 
 
+def torch_from_export(ptr):
+    """A legacy DLPack export of the C API (asked for with DLPACK_LEGACY_BOOL) as a torch
+    tensor, which takes the export over."""
+    torch = _torch()
+    as_bool = False
+    if not (_torch_reads_dlbool or _torch_reads_kdlbool(torch)):
+        code = ctypes.c_uint8.from_address(ptr + _DTYPE_CODE_OFFSET)
+        if code.value == _KDL_BOOL:
+            code.value, as_bool = _KDL_UINT, True
+    # torch consumes the capsule at once: it needs no destructor unless that fails.
+    capsule = _capsule_new(ptr, _LEGACY, None)
+    try:
+        tensor = torch._C._from_dlpack(capsule)
+    except BaseException:
+        if _capsule_is_valid(capsule, _LEGACY):
+            managed = _capi.DLManagedTensor.from_address(ptr)
+            managed.deleter(ctypes.pointer(managed))
+        raise
+    return tensor.view(torch.bool) if as_bool else tensor
+
+
 def wrap_output(kind, ptr):
     """An output the C API filled in the form output_ref_kind asked for, as the caller's kind."""
     if kind == ResultKind.TORCH:
-        torch = _torch()
-        as_bool = False
-        if not _torch_reads_kdlbool(torch):
-            code = ctypes.c_uint8.from_address(ptr + _DTYPE_CODE_OFFSET)
-            if code.value == _KDL_BOOL:
-                code.value, as_bool = _KDL_UINT, True
-        # torch consumes the capsule at once: it needs no destructor unless that fails.
-        capsule = _capsule_new(ptr, _LEGACY, None)
-        try:
-            tensor = torch._C._from_dlpack(capsule)
-        except BaseException:
-            if _capsule_is_valid(capsule, _LEGACY):
-                managed = _capi.DLManagedTensor.from_address(ptr)
-                managed.deleter(ctypes.pointer(managed))
-            raise
-        return tensor.view(torch.bool) if as_bool else tensor
+        return torch_from_export(ptr)
     tensor = Tensor(ptr)
     if kind == ResultKind.NUMPY:
         return _numpy().asarray(tensor)

@@ -123,10 +123,12 @@ class _Plans:
         self._plans = {}
 
     def get(self, op, inputs, out):
-        key = (op.instance_key, tuple(_facts(t) for t in inputs), _facts(out))
+        key = (op.instance_key, *(None if t is None else (t.shape, t.dtype, t.stride()) for t in inputs),
+               None if out is None else (out.shape, out.dtype, out.stride()))
         plan = self._plans.get(key)
         if plan is None:
-            plan = op.meta([None if f is None else _meta_spec(f) for f in key[1]], None if key[2] is None else _meta_spec(key[2]))
+            plan = op.meta([None if t is None else _meta_spec(_facts(t)) for t in inputs],
+                           None if out is None else _meta_spec(_facts(out)))
             with self._lock:
                 if len(self._plans) >= self.LIMIT:
                     self._plans.clear()

@@ -104,6 +104,60 @@ class TorchRoundTripTest(unittest.TestCase):
             norm([[1.0, 2.0]])
 
 
+@requires_torch
+class LentTorchTensorsTest(unittest.TestCase):
+    """Torch tensors cross into a call lent (TILEOPS_REF_DLTENSOR), without DLPack capsules;
+    what cannot be lent takes the DLPack way, with its checks and errors."""
+
+    def setUp(self):
+        self.exported = []
+        self._capsule_of = tileops._tensors.capsule_of
+
+        def counting(obj, what, check_grad=True):
+            self.exported.append(what)
+            return self._capsule_of(obj, what, check_grad)
+
+        tileops._tensors.capsule_of = counting
+
+    def tearDown(self):
+        tileops._tensors.capsule_of = self._capsule_of
+
+    def test_plain_tensors_views_parameters_and_out_are_lent(self):
+        base = torch.randn(6, 16)
+        w = torch.nn.Parameter(torch.rand(8), requires_grad=False)
+        norm = tileops.ops.RMSNormFwdOp([8])
+        view = base[1:4, 2:10]
+        expected = view.double() * torch.rsqrt(view.double().pow(2).mean(-1, keepdim=True) + 1e-5) * w.double()
+        self.assertTrue(torch.allclose(norm(view, w).double(), expected, atol=1e-5))
+        out = torch.empty(3, 8)
+        self.assertIs(tileops.ops.AddFwdOp()(view, view, out=out), out)
+        self.assertTrue(torch.equal(out, 2 * view))
+        self.assertEqual(self.exported, [])
+
+    def test_the_lent_memory_stays_the_callers(self):
+        x = torch.tensor([-1.0, 2.0, -3.0])
+        y = tileops.ops.ReluFwdOp()(x)
+        self.assertNotEqual(y.data_ptr(), x.data_ptr())
+        x.fill_(7.0)
+        del x
+        self.assertEqual(y.tolist(), [0.0, 2.0, 0.0])
+        z = torch.tensor([-4.0, 5.0])
+        self.assertIs(tileops.ops.ReluFwdOp(inplace=True)(z), z)
+        self.assertEqual(z.tolist(), [0.0, 5.0])
+        self.assertEqual(self.exported, [])
+
+    def test_what_cannot_be_lent_crosses_as_dlpack(self):
+        deep = torch.randn([1] * 9 + [4]).abs()
+        self.assertTrue(torch.equal(tileops.ops.ReluFwdOp()(deep), deep))
+        self.assertEqual(self.exported, ["ReluFwdOp: input 'input'"])
+        with self.assertRaisesRegex(tileops.TypeError, "RMSNormFwdOp: input 'x' requires grad"):
+            tileops.ops.RMSNormFwdOp([2])(torch.ones(2, 2, requires_grad=True))
+        with self.assertRaisesRegex(tileops.TypeError, "unsupported DLPack dtype"):
+            tileops.ops.RMSNormFwdOp([2])(torch.ones(2, 2, dtype=torch.complex64))
+        mixed = tileops.ops.AddFwdOp()(torch.ones(2), numpy.ones(2, dtype=numpy.float32))
+        self.assertEqual(mixed.tolist(), [2.0, 2.0])
+
+
 class _Producer:
     """An object whose __dlpack__ hands out a given capsule (a producer of DLPack 1.x)."""
 

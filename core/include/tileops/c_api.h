@@ -39,7 +39,7 @@ extern "C" {
 /* The version of the C API this header describes; tileops_get_version() reports the
    library's. A minor version only adds functions, struct fields at the end and flag bits. */
 #define TILEOPS_C_API_VERSION_MAJOR 1
-#define TILEOPS_C_API_VERSION_MINOR 1
+#define TILEOPS_C_API_VERSION_MINOR 2
 
 /* The longest string argument, in bytes without the NUL. */
 #define TILEOPS_MAX_NAME_LENGTH 4096
@@ -243,6 +243,14 @@ TILEOPS_C_API tileops_status* tileops_op_json(const tileops_op* op, char** json)
 #define TILEOPS_REF_TENSOR 1            /* ptr: a tileops_tensor*, borrowed */
 #define TILEOPS_REF_DLPACK 2            /* ptr: a DLManagedTensor*, whose ownership passes */
 #define TILEOPS_REF_DLPACK_VERSIONED 3  /* ptr: a DLManagedTensorVersioned*, likewise */
+/* ptr: a DLTensor* lent for the span of the call, inputs, `out` and output buffers only (since
+   API 1.2). tileops reads the struct and uses its memory until tileops_op_call returns (work
+   queued on the call's stream included, as for any tensor), keeps no reference to either after
+   that and frees neither; the caller keeps both alive and unchanged meanwhile. No output views
+   lent memory except an input the call wrote, `out` and an output buffer (the call refuses a
+   new output that shares an input's storage). Flags: TILEOPS_DLPACK_READ_ONLY,
+   TILEOPS_DLPACK_UINT8_AS_BOOL. The cheapest way in: no ownership changes hands. */
+#define TILEOPS_REF_DLTENSOR 4
 
 typedef struct tileops_tensor_ref {
   int32_t kind;    /* TILEOPS_REF_* */

@@ -45,6 +45,14 @@ TILEOPS_API Tensor from_dlpack(DLManagedTensor* managed);
 // input, an `out` buffer) throws ValueError, and so do Tensor::set, fill and copy_from.
 TILEOPS_API Tensor from_dlpack(DLManagedTensorVersioned* managed);
 
+// A tensor viewing the memory a plain DLTensor describes, owned by nobody: the caller keeps
+// that memory alive for as long as the returned tensor or any view of it is in use, and
+// nothing frees it. Checked as from_dlpack checks an import (same errors); with `read_only`
+// the view is read-only as a DLPACK_FLAG_BITMASK_READ_ONLY import is. For memory lent for the
+// span of one call (the C API's TILEOPS_REF_DLTENSOR), where an import's ownership
+// bookkeeping costs more than the call.
+TILEOPS_API Tensor borrow_dlpack(const DLTensor& tensor, bool read_only = false);
+
 // The tileops device of a DLPack device, checked as from_dlpack checks an import's: kDLCPU
 // index 0, kDLCUDA or kDLROCM below the registered runtime's device count (loading the
 // backends first when no runtime is registered). Throws TypeError for another device type,

@@ -24,24 +24,36 @@ void check_flags(std::uint32_t flags, std::uint32_t allowed, const char* who) {
   }
 }
 
-template <class Managed>
-Tensor import_managed(Managed* managed, std::uint32_t flags, const char* who) {
-  require_pointer(managed, who);
-  Tensor tensor;
-  try {
-    check_flags(flags, TILEOPS_DLPACK_UINT8_AS_BOOL | TILEOPS_DLPACK_READ_ONLY, who);
-    tensor = from_dlpack(managed);
-  } catch (...) {
-    if (managed->deleter != nullptr) managed->deleter(managed);
-    throw;
-  }
-  if ((flags & TILEOPS_DLPACK_READ_ONLY) != 0 && tensor.storage()) tensor.storage()->set_read_only();
+// `tensor` viewed as bool when `flags` says its uint8 elements hold bool.
+Tensor apply_bool_flag(const Tensor& tensor, std::uint32_t flags, const char* who) {
   if ((flags & TILEOPS_DLPACK_UINT8_AS_BOOL) == 0) return tensor;
   if (tensor.dtype() != DType::uint8) {
     throw TypeError(std::string(who) + ": TILEOPS_DLPACK_UINT8_AS_BOOL is for uint8 tensors, not " +
                     std::string(dtype_name(tensor.dtype())));
   }
   return reinterpret(tensor, DType::bool_);
+}
+
+constexpr std::uint32_t kImportFlags = TILEOPS_DLPACK_UINT8_AS_BOOL | TILEOPS_DLPACK_READ_ONLY;
+
+template <class Managed>
+Tensor import_managed(Managed* managed, std::uint32_t flags, const char* who) {
+  require_pointer(managed, who);
+  Tensor tensor;
+  try {
+    check_flags(flags, kImportFlags, who);
+    tensor = from_dlpack(managed);
+  } catch (...) {
+    if (managed->deleter != nullptr) managed->deleter(managed);
+    throw;
+  }
+  if ((flags & TILEOPS_DLPACK_READ_ONLY) != 0 && tensor.storage()) tensor.storage()->set_read_only();
+  return apply_bool_flag(tensor, flags, who);
+}
+
+Tensor borrow_lent(const DLTensor* lent, std::uint32_t flags) {
+  check_flags(flags, kImportFlags, "DLTensor");
+  return apply_bool_flag(borrow_dlpack(*lent, (flags & TILEOPS_DLPACK_READ_ONLY) != 0), flags, "DLTensor");
 }
 
 }  // namespace
@@ -82,9 +94,12 @@ Tensor resolve_ref(const tileops_tensor_ref& ref, const char* what) {
     case TILEOPS_REF_DLPACK_VERSIONED:
       require_pointer(ref.ptr, what);
       return import_dlpack(static_cast<DLManagedTensorVersioned*>(ref.ptr), ref.flags);
+    case TILEOPS_REF_DLTENSOR:
+      require_pointer(ref.ptr, what);
+      return borrow_lent(static_cast<const DLTensor*>(ref.ptr), ref.flags);
     default:
       throw TypeError(std::string(what) + ": ref kind " + std::to_string(ref.kind) +
-                      " is none of TILEOPS_REF_NONE (0), _TENSOR (1), _DLPACK (2), _DLPACK_VERSIONED (3)");
+                      " is none of TILEOPS_REF_NONE (0), _TENSOR (1), _DLPACK (2), _DLPACK_VERSIONED (3), _DLTENSOR (4)");
   }
 }
 

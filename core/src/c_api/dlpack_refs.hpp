@@ -22,9 +22,10 @@ DLManagedTensor* export_dlpack(const Tensor& tensor, std::uint32_t flags);
 // TILEOPS_DLPACK_READ_ONLY.
 DLManagedTensorVersioned* export_dlpack_versioned(const Tensor& tensor, DLPackVersion consumer_max, std::uint32_t flags);
 
-// The tensor `ref` stands for: undefined for TILEOPS_REF_NONE, the handle's tensor, or the
-// import of a DLPack ref (taking its ownership). Throws TypeError naming `what` for an unknown
-// kind or a NULL ptr.
+// The tensor `ref` stands for: undefined for TILEOPS_REF_NONE, the handle's tensor, the
+// import of a DLPack ref (taking its ownership), or a view of a lent DLTensor that owns
+// nothing (borrow_dlpack). Throws TypeError naming `what` for an unknown kind, a NULL ptr or
+// flags the kind does not take.
 Tensor resolve_ref(const tileops_tensor_ref& ref, const char* what);
 
 // Releases what a DLPack ref owns without importing it: its deleter runs (when not NULL).
