@@ -20,8 +20,8 @@ packages=(
   libcsv-dev
 )
 test_packages=(
-  # The Python package's tests: PyTorch 1.13 (CPU) and NumPy, for python3
-  python3-torch python3-numpy
+  # The Python package: its C half's headers; its tests: PyTorch 1.13 (CPU) and NumPy
+  python3-dev python3-torch python3-numpy
   # The rocm plugin: HIP 5.2's kernel compiler (clang 15 with the AMD GPU device libraries)
   # and its runtime's headers and library; about 340 MiB installed, 26 packages.
   hipcc libamdhip64-dev

@@ -67,6 +67,10 @@ if [ "${1:-}" = "--attention" ]; then
   exit $status
 fi
 export TILEOPS_LIBRARY=$PWD/$dev/lib/libtileops.so.0
+# The Python package as the build made it (with its C half) when packed into $dev/python, else
+# the source tree's (ctypes alone).
+pypath=$PWD/python
+if [ -d "$dev/python/tileops" ]; then pypath=$PWD/$dev/python; fi
 if [ "${1:-}" = "--row-ops" ]; then
   "$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
   tail -n 4 "$out/gpu_tests.log"
@@ -77,20 +81,20 @@ if [ "${1:-}" = "--row-ops" ]; then
   exit $status
 fi
 if [ "${1:-}" = "--python" ]; then
-  (cd tests/python && PYTHONPATH=$PWD/../../python python3 run.py test_gpu) >"$out/python_gpu.log" 2>&1 || status=1
+  (cd tests/python && PYTHONPATH=$pypath python3 run.py test_gpu) >"$out/python_gpu.log" 2>&1 || status=1
   tail -n 4 "$out/python_gpu.log"
-  PYTHONPATH=$PWD/python python3 bench/python/call_overhead.py --json "$out/python_bench.json" \
+  PYTHONPATH=$pypath python3 bench/python/call_overhead.py --json "$out/python_bench.json" \
     --markdown "$out/python_bench.md" || status=1
   exit $status
 fi
 if [ "${1:-}" = "--new-ops" ]; then
   "$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
   tail -n 25 "$out/gpu_tests.log"
-  (cd tests/python && PYTHONPATH=$PWD/../../python python3 run.py test_gpu) >"$out/python_gpu.log" 2>&1 || status=1
+  (cd tests/python && PYTHONPATH=$pypath python3 run.py test_gpu) >"$out/python_gpu.log" 2>&1 || status=1
   tail -n 4 "$out/python_gpu.log"
   python3 bench/gpu/compare_torch.py "$dev/bin/gpu_op_bench" --json "$out/gpu_bench.json" \
     --markdown "$out/gpu_bench.md" >/dev/null || status=1
-  PYTHONPATH=$PWD/python python3 bench/gpu/families_vs_torch.py --markdown "$out/families.md" || status=1
+  PYTHONPATH=$pypath python3 bench/gpu/families_vs_torch.py --markdown "$out/families.md" || status=1
   exit $status
 fi
 "$dev/bin/tileops_tests" --test-case='GPU*' --duration=true >"$out/gpu_tests.log" 2>&1 || status=1
@@ -100,19 +104,19 @@ tail -n 8 "$out/embed.log"
 "$dev/bin/embed_llama_layer" --device cuda:0 >"$out/layer.log" 2>&1 || status=1
 tail -n 8 "$out/layer.log"
 # The Python package from the source tree over the packed library.
-(cd tests/python && PYTHONPATH=$PWD/../../python python3 run.py test_gpu) >"$out/python_gpu.log" 2>&1 || status=1
+(cd tests/python && PYTHONPATH=$pypath python3 run.py test_gpu) >"$out/python_gpu.log" 2>&1 || status=1
 tail -n 4 "$out/python_gpu.log"
 if [ "${1:-}" != "--tests-only" ]; then
   python3 bench/gpu/compare_torch.py "$dev/bin/gpu_op_bench" --json "$out/gpu_bench.json" \
     --markdown "$out/gpu_bench.md" >/dev/null || status=1
   python3 bench/gpu/compare_torch.py "$dev/bin/gpu_block_bench" --suite block --json "$out/block_bench.json" \
     --markdown "$out/block_bench.md" || status=1
-  PYTHONPATH=$PWD/python python3 bench/gpu/families_vs_torch.py --markdown "$out/families.md" || status=1
+  PYTHONPATH=$pypath python3 bench/gpu/families_vs_torch.py --markdown "$out/families.md" || status=1
   python3 bench/gpu/attention_vs_torch.py "$dev/bin/gpu_attention_bench" --json "$out/attention.json" \
     --markdown "$out/attention.md" || status=1
   python3 bench/gpu/layer_vs_torch.py "$dev/bin/embed_llama_layer" --markdown "$out/layer_bench.md" \
     2>"$out/layer_bench.log" || status=1
-  PYTHONPATH=$PWD/python python3 bench/python/call_overhead.py --json "$out/python_bench.json" \
+  PYTHONPATH=$pypath python3 bench/python/call_overhead.py --json "$out/python_bench.json" \
     --markdown "$out/python_bench.md" || status=1
 fi
 exit $status

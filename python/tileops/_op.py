@@ -17,6 +17,26 @@ _DTYPE_NAMES = frozenset(
 # Whether the library takes lent DLTensors (C API 1.2); an older one gets DLPack capsules.
 _LENDS = _capi.library_version().api_minor >= 2
 
+# tileops._fastcall once set up (False where it was not built), for calls on torch tensors.
+_fast = None
+
+
+def _fast_module(torch):
+    """tileops._fastcall set up for `torch`, or False where it was not built."""
+    global _fast
+    try:
+        from . import _fastcall
+    except ImportError:
+        _fast = False
+        return _fast
+    current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) if torch.cuda.is_available() else None
+    bool_view = None if _tensors._torch_reads_kdlbool(torch) else (lambda t: t.view(torch.bool))
+    _fastcall.setup(ctypes.cast(_capi.op_call_at, c_void_p).value, torch.Tensor, torch.nn.Parameter, torch._C._to_dlpack,
+                    torch._C._from_dlpack, torch.is_grad_enabled, current_stream, bool_view)
+    _fast = _fastcall
+    return _fast
+
+
 # Live op instances by instance key, for the boundary operators of tileops.torch.
 _instances = weakref.WeakValueDictionary()
 
@@ -177,6 +197,8 @@ class Op:
         cls._positional_params = tuple(p["name"] for p in spec["params"] if not p.get("kw_only"))
         cls._boundaries = {b["name"]: b for b in spec["boundary_operators"]}
         cls._takes_out = any(o.get("buffer") == "out" for o in spec["outputs"])
+        cls._n_inputs = len(cls._input_names)
+        cls._n_outputs = len(cls._output_names)
 
     def __init__(self, *args, target=None, **kwargs):
         cls = type(self)
@@ -223,10 +245,16 @@ class Op:
     # ---- Calls ----------------------------------------------------------------------------
 
     def __call__(self, *args, out=None, **kwargs):
-        if kwargs or len(args) != len(self._input_names):
+        if kwargs or len(args) != self._n_inputs:
             args = self._bind_inputs(args, kwargs)
         if _compiling is not None and self._boundaries and _compiling():
             return _boundary_call(self, args, out)
+        if _fast:
+            answer = _fast.call(self._handle, args, out, None, self._n_outputs, True)
+            if answer is not NotImplemented:
+                if answer[0]:
+                    _capi.check(answer[0])
+                return answer[1]
         return self._run(args, out, None)
 
     def _bind_inputs(self, args, kwargs):
@@ -256,6 +284,13 @@ class Op:
         if _LENDS:
             torch = _tensors._torch()
             if torch is not None:
+                fast = _fast if _fast is not None else _fast_module(torch)
+                if fast:
+                    answer = fast.call(self._handle, tensors, out, buffers, self._n_outputs, not grad_checked)
+                    if answer is not NotImplemented:
+                        if answer[0]:
+                            _capi.check(answer[0])
+                        return answer[1]
                 slots = self._scratch.lent
                 if slots.fill(tensors, out, buffers, torch, not grad_checked):
                     return self._run_lent(slots, tensors, out, buffers)

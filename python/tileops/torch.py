@@ -113,7 +113,7 @@ def _facts(t):
 
 
 class _Plans:
-    """Output shapes and dtypes per op instance and tensor facts, from meta calls: what a real
+    """Output shapes and torch dtypes per op instance and tensor facts, from meta calls: what a real
     kernel allocates before tileops writes. Bounded: cleared when it holds too many."""
 
     LIMIT = 1024
@@ -127,8 +127,9 @@ class _Plans:
                None if out is None else (out.shape, out.dtype, out.stride()))
         plan = self._plans.get(key)
         if plan is None:
-            plan = op.meta([None if t is None else _meta_spec(_facts(t)) for t in inputs],
+            meta = op.meta([None if t is None else _meta_spec(_facts(t)) for t in inputs],
                            None if out is None else _meta_spec(_facts(out)))
+            plan = [None if p is None else (p[0], getattr(torch, p[1])) for p in meta]
             with self._lock:
                 if len(self._plans) >= self.LIMIT:
                     self._plans.clear()
@@ -152,11 +153,11 @@ def _make_kernel(branch):
         inputs, out, key = branch.split(args)
         op = _op.find_instance(key)
         plan = _plans.get(op, inputs, out)
-        device = next(t for t in inputs if t is not None).device
+        like = next(t for t in inputs if t is not None)
         buffers = [None] * len(plan)
         for o in returned:
             shape, dtype = plan[o]
-            buffers[o] = torch.empty(shape, dtype=getattr(torch, dtype), device=device)
+            buffers[o] = like.new_empty(shape, dtype=dtype)
         op._run(inputs, out, buffers, grad_checked=True)
         return branch.result([buffers[o] for o in returned])
 

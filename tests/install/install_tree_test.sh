@@ -64,6 +64,11 @@ version=$(env -u TILEOPS_LIBRARY PYTHONPATH="$python_dir" python3 -c 'import til
   fail "the installed Python package does not import from the moved tree"
 [ "$version" = "$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build_dir/CMakeCache.txt")" ] ||
   fail "the installed Python package reports version $version"
+# Its C half, where the build made one, is installed beside it and loads.
+if [ -f "$build_dir/python/tileops/_fastcall.abi3.so" ]; then
+  env -u TILEOPS_LIBRARY PYTHONPATH="$python_dir" python3 -c 'import tileops._fastcall' ||
+    fail "the installed Python package's C half (tileops._fastcall) does not load"
+fi
 
 # pkg-config: the same consumer, compiled with the flags tileops.pc gives.
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"

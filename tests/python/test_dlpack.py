@@ -105,13 +105,16 @@ class TorchRoundTripTest(unittest.TestCase):
 
 
 @requires_torch
-class LentTorchTensorsTest(unittest.TestCase):
-    """Torch tensors cross into a call lent (TILEOPS_REF_DLTENSOR), without DLPack capsules;
-    what cannot be lent takes the DLPack way, with its checks and errors."""
+class TorchFastPathTest(unittest.TestCase):
+    """Plain torch tensors skip the Python DLPack path: the C half (tileops._fastcall) exports
+    them with torch's own exporter, or, where it was not built, they are lent as bare DLTensors
+    (TILEOPS_REF_DLTENSOR). Anything else takes the Python DLPack path, with its checks and
+    errors. Each test runs both ways."""
 
     def setUp(self):
         self.exported = []
         self._capsule_of = tileops._tensors.capsule_of
+        self._fast = tileops._op._fast
 
         def counting(obj, what, check_grad=True):
             self.exported.append(what)
@@ -121,41 +124,68 @@ class LentTorchTensorsTest(unittest.TestCase):
 
     def tearDown(self):
         tileops._tensors.capsule_of = self._capsule_of
+        tileops._op._fast = self._fast
 
-    def test_plain_tensors_views_parameters_and_out_are_lent(self):
-        base = torch.randn(6, 16)
-        w = torch.nn.Parameter(torch.rand(8), requires_grad=False)
-        norm = tileops.ops.RMSNormFwdOp([8])
-        view = base[1:4, 2:10]
-        expected = view.double() * torch.rsqrt(view.double().pow(2).mean(-1, keepdim=True) + 1e-5) * w.double()
-        self.assertTrue(torch.allclose(norm(view, w).double(), expected, atol=1e-5))
-        out = torch.empty(3, 8)
-        self.assertIs(tileops.ops.AddFwdOp()(view, view, out=out), out)
-        self.assertTrue(torch.equal(out, 2 * view))
-        self.assertEqual(self.exported, [])
+    def each_way(self):
+        for way, fast in (("C half", None), ("lent DLTensors", False)):
+            tileops._op._fast = fast
+            del self.exported[:]
+            yield way
 
-    def test_the_lent_memory_stays_the_callers(self):
-        x = torch.tensor([-1.0, 2.0, -3.0])
-        y = tileops.ops.ReluFwdOp()(x)
-        self.assertNotEqual(y.data_ptr(), x.data_ptr())
-        x.fill_(7.0)
-        del x
-        self.assertEqual(y.tolist(), [0.0, 2.0, 0.0])
-        z = torch.tensor([-4.0, 5.0])
-        self.assertIs(tileops.ops.ReluFwdOp(inplace=True)(z), z)
-        self.assertEqual(z.tolist(), [0.0, 5.0])
-        self.assertEqual(self.exported, [])
+    def test_the_c_half_is_built_here(self):
+        self.assertIsNotNone(tileops._op._fast_module(torch) or None)
 
-    def test_what_cannot_be_lent_crosses_as_dlpack(self):
-        deep = torch.randn([1] * 9 + [4]).abs()
-        self.assertTrue(torch.equal(tileops.ops.ReluFwdOp()(deep), deep))
-        self.assertEqual(self.exported, ["ReluFwdOp: input 'input'"])
-        with self.assertRaisesRegex(tileops.TypeError, "RMSNormFwdOp: input 'x' requires grad"):
-            tileops.ops.RMSNormFwdOp([2])(torch.ones(2, 2, requires_grad=True))
-        with self.assertRaisesRegex(tileops.TypeError, "unsupported DLPack dtype"):
-            tileops.ops.RMSNormFwdOp([2])(torch.ones(2, 2, dtype=torch.complex64))
-        mixed = tileops.ops.AddFwdOp()(torch.ones(2), numpy.ones(2, dtype=numpy.float32))
-        self.assertEqual(mixed.tolist(), [2.0, 2.0])
+    def test_plain_tensors_views_parameters_and_out(self):
+        for way in self.each_way():
+            with self.subTest(way=way):
+                base = torch.randn(6, 16)
+                w = torch.nn.Parameter(torch.rand(8), requires_grad=False)
+                view = base[1:4, 2:10]
+                expected = view.double() * torch.rsqrt(view.double().pow(2).mean(-1, keepdim=True) + 1e-5) * w.double()
+                self.assertTrue(torch.allclose(tileops.ops.RMSNormFwdOp([8])(view, w).double(), expected, atol=1e-5))
+                out = torch.empty(3, 8)
+                self.assertIs(tileops.ops.AddFwdOp()(view, view, out=out), out)
+                self.assertTrue(torch.equal(out, 2 * view))
+                self.assertEqual(self.exported, [])
+
+    def test_the_callers_memory_stays_the_callers(self):
+        for way in self.each_way():
+            with self.subTest(way=way):
+                x = torch.tensor([-1.0, 2.0, -3.0])
+                y = tileops.ops.ReluFwdOp()(x)
+                self.assertNotEqual(y.data_ptr(), x.data_ptr())
+                x.fill_(7.0)
+                del x
+                self.assertEqual(y.tolist(), [0.0, 2.0, 0.0])
+                z = torch.tensor([-4.0, 5.0])
+                self.assertIs(tileops.ops.ReluFwdOp(inplace=True)(z), z)
+                self.assertEqual(z.tolist(), [0.0, 5.0])
+                self.assertEqual(self.exported, [])
+
+    def test_what_the_fast_ways_do_not_take_crosses_as_dlpack(self):
+        class Marked(torch.Tensor):
+            pass
+
+        for way in self.each_way():
+            with self.subTest(way=way):
+                marked = torch.tensor([-1.0, 3.0]).as_subclass(Marked)
+                self.assertEqual(tileops.ops.ReluFwdOp()(marked).tolist(), [0.0, 3.0])
+                self.assertEqual(self.exported, ["ReluFwdOp: input 'input'"])
+                with self.assertRaisesRegex(tileops.TypeError, "RMSNormFwdOp: input 'x' requires grad"):
+                    tileops.ops.RMSNormFwdOp([2])(torch.ones(2, 2, requires_grad=True))
+                with self.assertRaisesRegex(tileops.TypeError, "unsupported DLPack dtype"):
+                    tileops.ops.RMSNormFwdOp([2])(torch.ones(2, 2, dtype=torch.complex64))
+                mixed = tileops.ops.AddFwdOp()(torch.ones(2), numpy.ones(2, dtype=numpy.float32))
+                self.assertEqual(mixed.tolist(), [2.0, 2.0])
+                deep = torch.randn([1] * 9 + [4]).abs()
+                self.assertTrue(torch.equal(tileops.ops.ReluFwdOp()(deep), deep))
+
+    def test_errors_of_the_call_itself(self):
+        for way in self.each_way():
+            with self.subTest(way=way):
+                with self.assertRaisesRegex(tileops.ValueError, "RMSNormFwdOp"):
+                    tileops.ops.RMSNormFwdOp([8])(torch.ones(2, 4), torch.ones(8))
+                self.assertEqual(self.exported, [])
 
 
 class _Producer:
