@@ -107,6 +107,18 @@ static int export_tensor(PyObject* t, int grad_on, Exports* e, tileops_tensor_re
   return 1;
 }
 
+/* Exports the first `n` items of sequence `items` into `refs`; answers as export_tensor. */
+static int export_sequence(PyObject* items, Py_ssize_t n, int grad_on, Exports* e, tileops_tensor_ref* refs) {
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* t = PySequence_GetItem(items, i);
+    if (t == NULL) return -1;
+    const int taken = export_tensor(t, grad_on, e, &refs[i]);
+    Py_DECREF(t);
+    if (taken != 1) return taken;
+  }
+  return 1;
+}
+
 /* Marks every export as taken over by the C API: their capsules no longer free them. */
 static void hand_over(Exports* e) {
   for (int i = 0; i < e->count; ++i) PyCapsule_SetName(e->capsules[i], "used_dltensor");
@@ -184,26 +196,9 @@ static PyObject* call(PyObject* self, PyObject* args) {
   c.outputs = outputs;
   c.output_sources = sources;
   Exports e = {{0}, 0};
-  int taken = 1;
-  for (Py_ssize_t i = 0; i < n_inputs && taken == 1; ++i) {
-    PyObject* t = PySequence_GetItem(tensors, i);
-    if (t == NULL) {
-      drop_exports(&e);
-      return NULL;
-    }
-    taken = export_tensor(t, grad_on, &e, &inputs[i]);
-    Py_DECREF(t);
-  }
+  int taken = export_sequence(tensors, n_inputs, grad_on, &e, inputs);
   if (taken == 1) taken = export_tensor(out, grad_on, &e, &c.out);
-  for (Py_ssize_t o = 0; o < n_buffers && taken == 1; ++o) {
-    PyObject* b = PySequence_GetItem(buffers, o);
-    if (b == NULL) {
-      drop_exports(&e);
-      return NULL;
-    }
-    taken = export_tensor(b, grad_on, &e, &buffer_refs[o]);
-    Py_DECREF(b);
-  }
+  if (taken == 1) taken = export_sequence(buffers, n_buffers, grad_on, &e, buffer_refs);
   if (taken != 1 || e.count == 0) {
     drop_exports(&e);
     if (taken < 0) return NULL;

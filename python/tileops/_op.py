@@ -347,39 +347,12 @@ class Op:
             call.stream_device.device_id = index
             call.stream = _tensors.torch_current_stream(index)
         _capi.check(_capi.op_call(self._handle, scratch.call_ref))
-        sources = scratch.sources
-        results = []
-        for o in range(n_outputs):
-            source = sources[o]
-            if source >= 0:
-                results.append(tensors[source])
-            elif source == _capi.OUTPUT_OUT:
-                results.append(out)
-            elif source == _capi.OUTPUT_BUFFER:
-                results.append(buffers[o])
-            elif outputs[o].ptr is None:
-                results.append(None)
-            else:
-                results.append(_tensors.wrap_output(kind, outputs[o].ptr))
-        return results[0] if n_outputs == 1 else tuple(results)
+        return _results(scratch.sources, outputs, n_outputs, tensors, out, buffers,
+                        lambda ptr: _tensors.wrap_output(kind, ptr))
 
     def _run_lent(self, slots, tensors, out, buffers):
         _capi.check(_capi.op_call_at(self._handle, slots.address))
-        sources = slots.sources
-        outputs = slots.outputs
-        results = []
-        for o in range(len(self._output_names)):
-            source = sources[o]
-            if source >= 0:
-                results.append(tensors[source])
-            elif source == _capi.OUTPUT_OUT:
-                results.append(out)
-            elif source == _capi.OUTPUT_BUFFER:
-                results.append(buffers[o])
-            else:
-                ptr = outputs[o].ptr
-                results.append(None if ptr is None else _tensors.torch_from_export(ptr))
-        return results[0] if len(results) == 1 else tuple(results)
+        return _results(slots.sources, slots.outputs, self._n_outputs, tensors, out, buffers, _tensors.torch_from_export)
 
     # ---- What the instance is and did ------------------------------------------------------
 
@@ -485,6 +458,25 @@ class Op:
                 except errors.Error:
                     continue  # a call passing these raises the error itself
         return names
+
+
+def _results(sources, outputs, n_outputs, tensors, out, buffers, wrap):
+    """A completed call's result as the caller gets it, from its output sources and refs: an
+    input the call wrote, `out` and an output buffer as the objects passed, a null output as
+    None, a new one as `wrap(ptr)`; one output alone, several as a tuple."""
+    results = []
+    for o in range(n_outputs):
+        source = sources[o]
+        if source >= 0:
+            results.append(tensors[source])
+        elif source == _capi.OUTPUT_OUT:
+            results.append(out)
+        elif source == _capi.OUTPUT_BUFFER:
+            results.append(buffers[o])
+        else:
+            ptr = outputs[o].ptr
+            results.append(None if ptr is None else wrap(ptr))
+    return results[0] if n_outputs == 1 else tuple(results)
 
 
 def _fill_ref(ref, obj, capsule):
