@@ -77,6 +77,9 @@ TEST_CASE("soak: threads sharing one op whose call cache keeps 2 entries give ev
 #ifdef TILEOPS_TEST_UNDER_SANITIZER
   MESSAGE("heap ceiling not checked: the heap figures come from glibc's allocator, which a sanitizer replaces");
 #else
-  CHECK(peak_growth < 8.0);
+  // Entries that were never freed would grow the heap by every eviction's entry (tens of
+  // thousands a second here: hundreds of MiB within the soak). Freed ones still wait out their
+  // grace period, which sixteen threads on a two-core machine stretch: 8.4 MiB has been seen.
+  CHECK(peak_growth < 16.0);
 #endif
 }
