@@ -186,10 +186,11 @@ std::size_t byte_extent(const Shape& shape, const Strides& strides, std::size_t 
   return static_cast<std::size_t>(bytes);
 }
 
-// The tensor `t` describes, its storage released by `release` once the tensor exists (until
-// then an exception leaves `release` uncalled).
-template <typename Release>
-Tensor view_dltensor(const DLTensor& t, bool read_only, Release release) {
+// The tensor `t` describes, its storage released by `release` when the last view is gone.
+// Where the tensor cannot be made, `disarm` runs while the storage still lives, so that a
+// refused import never releases what the caller still owns.
+template <typename Release, typename Disarm>
+Tensor view_dltensor(const DLTensor& t, bool read_only, Release release, Disarm disarm) {
   const DType dtype = dtype_from_dl(t.dtype);
   if (t.ndim < 0 || t.ndim > kMaxDLPackRank) {
     throw ValueError("from_dlpack: ndim is " + std::to_string(t.ndim) + ", expected 0 to " +
@@ -230,24 +231,27 @@ Tensor view_dltensor(const DLTensor& t, bool read_only, Release release) {
   const Device device = from_dlpack_device(t.device);
   auto storage = std::make_shared<Storage>(base, extent, device, std::move(release));
   if (read_only) storage->set_read_only();
-  return Tensor::from_storage(std::move(storage), shape, strides, 0, dtype);
+  try {
+    return Tensor::from_storage(storage, shape, strides, 0, dtype);
+  } catch (...) {
+    disarm();
+    throw;
+  }
 }
 
 // The tensor `managed->dl_tensor` describes, owning `managed` once it exists (see from_dlpack).
 template <typename Managed>
 Tensor import_tensor(Managed* managed, bool read_only) {
-  // Ownership passes to the storage only once the tensor exists: until then an exception
-  // (an allocation failure) disarms the release, so that the caller still owns `managed`.
+  // Ownership passes to the storage only once the tensor exists, so that the caller still owns
+  // `managed` after any refusal.
   auto owned = std::make_shared<Managed*>(managed);
-  try {
-    return view_dltensor(managed->dl_tensor, read_only, [owned](void*) {
-      Managed* m = *owned;
-      if (m != nullptr && m->deleter != nullptr) m->deleter(m);
-    });
-  } catch (...) {
-    *owned = nullptr;
-    throw;
-  }
+  return view_dltensor(
+      managed->dl_tensor, read_only,
+      [owned](void*) {
+        Managed* m = *owned;
+        if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+      },
+      [&owned] { *owned = nullptr; });
 }
 
 }  // namespace
@@ -279,7 +283,7 @@ Device from_dlpack_device(const DLDevice& d) {
 }
 
 Tensor borrow_dlpack(const DLTensor& tensor, bool read_only) {
-  return view_dltensor(tensor, read_only, Storage::Deleter());
+  return view_dltensor(tensor, read_only, Storage::Deleter(), [] {});
 }
 
 Tensor from_dlpack(DLManagedTensor* managed) {

@@ -188,6 +188,8 @@ TEST_CASE("from_dlpack refuses extents and strides that overflow or read outside
        "the extents of shape [4611686018427387904, 4, 0] multiply past 2^63"},
       {"extent x stride past 2^63", {kInt64Max, 1}, {2, 1}, "reaches past 2^63 elements"},
       {"offsets sum past 2^63", {std::int64_t{1} << 61, 2}, {4, kInt64Max / 2}, "reaches past 2^63 elements"},
+      {"elements fit below 2^63, their bytes do not", {std::int64_t{1} << 62}, {0},
+       "at 4 bytes per element its extents span more than 9223372036854775807 bytes"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
