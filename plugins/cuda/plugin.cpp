@@ -1,8 +1,10 @@
 // libtileops_cuda.so: the "cuda" device runtime (stream-ordered pool memory, current streams,
 // copies, CUDA graphs) and CUDA kernels for the op set, from the sources shared with the rocm
-// plugin (plugins/gpu_common), plus GEMM through cuBLASLt, which is CUDA's own.
+// plugin (plugins/gpu_common), plus what is CUDA's own: GEMM through cuBLASLt and the Hopper prefill
+// attention (wgmma).
 #include "cublaslt_gemm.hpp"
 #include "gpu_runtime.hpp"
+#include "hopper_attention.hpp"
 #include "register_kernels.hpp"
 #include "tileops/extend/plugin.hpp"
 
@@ -10,4 +12,5 @@ TILEOPS_PLUGIN(cuda, TILEOPS_VERSION_STRING, registrar) {
   registrar.register_device_runtime(tileops::gpu::runtime());
   tileops::gpu::register_kernels(registrar);
   registrar.add<tileops::cuda::CublasLtGemmKernel>("cuda_cublaslt_gemm");
+  registrar.add<tileops::cuda::HopperAttentionKernel>("cuda_gqa_attention_sm90");
 }

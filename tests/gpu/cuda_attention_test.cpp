@@ -1,6 +1,7 @@
 // The cuda plugin's attention kernels and KV cache appends against the reference kernels on the
-// host (the workload rows run in cuda_kernels_test.cpp): the tensor-core prefill and the
-// portable one over masks, GQA ratios, head dims and odd lengths; decode and paged decode with
+// host (the workload rows run in cuda_kernels_test.cpp): the prefill kernels (Hopper's wgmma
+// one where the GPU has it, the sm_80 tensor-core one with the Hopper kernel type disabled, and
+// the portable one) over masks, GQA ratios, head dims and odd lengths; decode and paged decode with
 // and without splitting the keys; appends; and the lengths and block-table entries that the
 // kernels read from device memory and find out of range, which are reported as ValueError at
 // the next synchronisation and never read through.
@@ -10,6 +11,8 @@
 
 #include "support/gpu.hpp"
 #include "support/attention_cases.hpp"
+#include "support/scoped_config.hpp"
+#include "tileops/config.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/ops/attention.hpp"
@@ -72,6 +75,34 @@ TEST_CASE("GPU attention matches the reference at GQA ratios 1, 4 and 8, head di
   check_prefill({1, 1000, 1000, 4, 1, 128, true, -1, std::nullopt, DType::float16});
   check_prefill({1, 1000, 1000, 4, 2, 64, false, 300, 30.0, DType::bfloat16});
   check_prefill({1, 1, 1000, 8, 1, 128, true, 100, std::nullopt, DType::float32});
+}
+
+TEST_CASE("GPU attention: on compute capability 9.0 the Hopper kernel type serves 16-bit prefill and float32 goes to the shared one; with it disabled, the sm_80 tensor-core kernel matches the reference") {
+  DeviceRuntime* rt = cuda_or_skip();
+  if (rt == nullptr) return;
+  const bool hopper = rt->facts(0).arch == 90;
+  const auto served_by = [](DType dtype) {
+    GroupedQueryAttentionFwdOp op(true);
+    const Tensor q = uniform({1, 40, 4, 64}, dtype, 1).to(kGpu);
+    const Tensor kv = uniform({1, 40, 2, 64}, dtype, 2).to(kGpu);
+    op(q, kv, kv);
+    REQUIRE(op.last_call()->kernels.size() == 1);
+    return op.last_call()->kernels[0];
+  };
+  CHECK(served_by(DType::bfloat16) == (hopper ? "cuda_gqa_attention_sm90" : "cuda_gqa_attention"));
+  CHECK(served_by(DType::float32) == "cuda_gqa_attention");
+
+  Config without_hopper = config();
+  without_hopper.disable_kernels = {"cuda_gqa_attention_sm90"};
+  test::ScopedConfig scoped(without_hopper);
+  CHECK(served_by(DType::float16) == "cuda_gqa_attention");
+  for (DType dtype : {DType::bfloat16, DType::float16}) {
+    for (bool causal : {true, false}) {
+      check_prefill({2, 200, 200, 8, 2, 128, causal, -1, std::nullopt, dtype});
+      check_prefill({2, 77, 200, 8, 2, 64, causal, 50, 20.0, dtype});
+      check_prefill({1, 1000, 1000, 4, 1, 128, causal, -1, std::nullopt, dtype});
+    }
+  }
 }
 
 TEST_CASE("GPU attention of an empty batch, no keys or no queries returns empty or zero outputs without a launch") {

@@ -23,17 +23,22 @@ void* pointer_of(Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
 
 AttentionKernel::AttentionKernel(const Call& call) : Impl(call), arch_(arch_of(call)) {}
 
+PrefillLaunch prepare_prefill(const GqaAttentionCall& call, const Tensor& q, const Tensor& k, const Tensor& v) {
+  const Shape& s = q.shape();
+  PrefillLaunch p{{Tensor::empty(s, q.dtype(), q.device()), Tensor()}, {}};
+  if (call.return_lse) p.result.lse = Tensor::empty({s[0], s[2], s[1]}, DType::float32, q.device());
+  p.args = {q.data_ptr(), k.data_ptr(), v.data_ptr(), p.result.o.data_ptr(),
+            p.result.lse.defined() ? p.result.lse.data<float>() : nullptr, s[0], s[1], k.shape()[1], s[2],
+            k.shape()[2], s[3], static_cast<float>(call.sm_scale), static_cast<float>(call.softcap),
+            call.window_left, call.is_causal, call.dtype};
+  return p;
+}
+
 AttentionKernel::Result AttentionKernel::forward(const Tensor& q, const Tensor& k, const Tensor& v) {
   DeviceGuard on(q.device().index());
-  const Shape& s = q.shape();
-  Result r{Tensor::empty(s, q.dtype(), q.device()), Tensor()};
-  if (call_.return_lse) r.lse = Tensor::empty({s[0], s[2], s[1]}, DType::float32, q.device());
-  launch_attention({q.data_ptr(), k.data_ptr(), v.data_ptr(), r.o.data_ptr(),
-                    r.lse.defined() ? r.lse.data<float>() : nullptr, s[0], s[1], k.shape()[1], s[2], k.shape()[2],
-                    s[3], static_cast<float>(call_.sm_scale), static_cast<float>(call_.softcap), call_.window_left,
-                    call_.is_causal, call_.dtype},
-                   arch_, stream_of(q));
-  return r;
+  PrefillLaunch p = prepare_prefill(call_, q, k, v);
+  launch_attention(p.args, arch_, stream_of(q));
+  return std::move(p.result);
 }
 
 DecodeKernel::DecodeKernel(const Call& call)

@@ -8,6 +8,7 @@
 // code for the common GPUs and PTX that the driver compiles for any other (TileopsCudaArchs.cmake).
 #pragma once
 
+#include "attention_launchers.hpp"
 #include "fault_record.hpp"
 #include "tileops/extend/ops/attention.hpp"
 #include "tileops/extend/ops/elementwise.hpp"
@@ -169,6 +170,17 @@ class BatchNormInferKernel final : public ops::BatchNormFwdOp::BatchNormFwdInfer
   Tensor forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                  const Tensor& bias) override;
 };
+
+using GqaAttentionCall = ops::GroupedQueryAttentionFwdOp::GqaAttention::Call;
+using GqaAttentionResult = ops::GroupedQueryAttentionFwdOp::GqaAttention::Result;
+
+// A prefill call's new outputs (on q's device, from its stream-ordered pool) and the launch
+// arguments that fill them.
+struct PrefillLaunch {
+  GqaAttentionResult result;
+  AttentionArgs args;
+};
+PrefillLaunch prepare_prefill(const GqaAttentionCall& call, const Tensor& q, const Tensor& k, const Tensor& v);
 
 // Dense prefill: the tensor-core kernel on CUDA sm_80 and later for float16 and bfloat16 at head
 // dims 64 and 128, the portable kernel otherwise (attention_launchers.hpp).
