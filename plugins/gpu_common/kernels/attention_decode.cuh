@@ -6,13 +6,12 @@
 #include <cmath>
 
 #include "../host/attention_launchers.hpp"
+#include "base2_softmax.cuh"
 #include "launch.cuh"
 #include "report_fault.cuh"
 
 namespace tileops::gpu {
 
-inline constexpr float kLog2e = 1.4426950408889634f;
-inline constexpr float kNegInf = -INFINITY;
 // The parts a sequence's keys are split into at most: the merge reads them all per head.
 inline constexpr int kMaxSplits = 256;
 
@@ -24,9 +23,6 @@ struct DecodeParams {
   float* part_o;    // [splits, batch, heads, head_dim] when splits > 1
   float* part_lse;  // [splits, batch, heads], base-2
 };
-
-// exp2 of a difference whose larger side may be -inf (then 0, not NaN).
-__device__ __forceinline__ float exp2_rel(float x, float max) { return max == kNegInf ? 0.f : exp2f(x - max); }
 
 // o[b, h] = the parts' outputs weighted by exp2(lse part - lse all): one block per (b, h).
 template <class T>

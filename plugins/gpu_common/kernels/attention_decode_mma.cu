@@ -7,6 +7,7 @@
 // a tile against the heads, folds them into its online softmax and accumulates P V; the warps
 // merge through shared memory, and the parts as in attention_decode.cuh.
 #include "attention_decode.cuh"
+#include "attention_tile.cuh"
 #include "mma_sm80.cuh"
 
 namespace tileops::gpu {
@@ -119,7 +120,7 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
     commit_copies();  // the first group holds the queries too
   }
 
-  const float score_scale = kSoftcap ? a.sm_scale / a.softcap : a.sm_scale * kLog2e;
+  const float scale = attention_tile::score_scale(a, kSoftcap);
   float o[kD / 8][4];
 #pragma unroll
   for (int i = 0; i < kD / 8; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
@@ -157,34 +158,11 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
     for (int nt = 0; nt < 2; ++nt) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        float x = s[nt][e] * score_scale;
-        if constexpr (kSoftcap) x = a.softcap * tanhf(x) * kLog2e;
-        s[nt][e] = s_masked[stage * kTile + key0 + nt * 8 + 2 * t + (e & 1)] ? kNegInf : x;
+        const bool masked = s_masked[stage * kTile + key0 + nt * 8 + 2 * t + (e & 1)];
+        s[nt][e] = masked ? kNegInf : attention_tile::scaled_score<kSoftcap>(s[nt][e], scale, a.softcap);
       }
     }
-    // The online softmax per head (a quad of lanes shares a head row).
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      float mx = fmaxf(fmaxf(s[0][2 * half], s[0][2 * half + 1]), fmaxf(s[1][2 * half], s[1][2 * half + 1]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const float m_new = fmaxf(m_run[half], mx);
-      const float scale = exp2_rel(m_run[half], m_new);
-      m_run[half] = m_new;
-      float sum = 0.f;
-#pragma unroll
-      for (int nt = 0; nt < 2; ++nt) {
-        s[nt][2 * half] = exp2_rel(s[nt][2 * half], m_new);
-        s[nt][2 * half + 1] = exp2_rel(s[nt][2 * half + 1], m_new);
-        sum += s[nt][2 * half] + s[nt][2 * half + 1];
-      }
-      l_run[half] = l_run[half] * scale + sum;  // this lane's part; the quad sums at the end
-#pragma unroll
-      for (int d = 0; d < kD / 8; ++d) {
-        o[d][2 * half] *= scale;
-        o[d][2 * half + 1] *= scale;
-      }
-    }
+    attention_tile::fold_into_softmax(s, o, m_run, l_run);  // a quad of lanes shares a head row
     // O += P V over this warp's 16 keys.
     const std::uint32_t pf[4] = {pack2<T>(s[0][0], s[0][1]), pack2<T>(s[0][2], s[0][3]), pack2<T>(s[1][0], s[1][1]),
                                  pack2<T>(s[1][2], s[1][3])};

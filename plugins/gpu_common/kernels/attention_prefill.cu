@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "../host/attention_launchers.hpp"
+#include "base2_softmax.cuh"
 #include "launch.cuh"
 #if !defined(TILEOPS_GPU_HIP)
 #include "attention_prefill_mma.cuh"
@@ -20,11 +21,7 @@ constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * kWarpSize;
 constexpr int kMaxD = 256;
 constexpr int kSlices = kMaxD / kWarpSize;  // head-dim elements a lane accumulates
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
-constexpr float kNegInf = -INFINITY;
 
-__device__ __forceinline__ float exp2_rel(float x, float max) { return max == kNegInf ? 0.f : exp2f(x - max); }
 
 // A block serves kWarps consecutive query rows of one (sequence, head).
 template <class T>

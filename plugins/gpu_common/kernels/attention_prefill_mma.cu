@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "launch.cuh"
+#include "attention_tile.cuh"
 #include "mma_sm80.cuh"
 
 namespace tileops::gpu {
@@ -25,11 +26,7 @@ constexpr int kThreads = kWarps * 32;
 // The device helpers exist where the kernel has a body: sm_80 and later (and the host pass).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
 constexpr int kRowTiles = kBr / kWarps / 16;  // MMA row tiles of 16 a warp holds
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
-constexpr float kNegInf = -INFINITY;
-
-__device__ __forceinline__ float exp2_rel(float x, float max) { return max == kNegInf ? 0.f : exp2f(x - max); }
+using namespace attention_tile;
 
 // Copies `rows` rows of kD elements, row r from src + r * stride (rows at or past `valid_rows`
 // zero-filled), into a swizzled tile.
@@ -53,34 +50,10 @@ __global__ void __launch_bounds__(kThreads, 2) prefill_mma_kernel(AttentionArgs 
   T* s_k = s_q + kBr * kD;      // two buffers of kBc x kD
   T* s_v = s_k + 2 * kBc * kD;  // two buffers of kBc x kD
 
-  const int q_tiles = static_cast<int>((a.seq_q + kBr - 1) / kBr);
-  // The causal mask makes late query tiles the heaviest: they start first.
-  const int mt = q_tiles - 1 - static_cast<int>(blockIdx.x % q_tiles);
-  const std::int64_t bh = blockIdx.x / q_tiles;
-  const std::int64_t h = bh % a.heads;
-  const std::int64_t b = bh / a.heads;
-  const std::int64_t kvh = h / (a.heads / a.kv_heads);
-  const std::int64_t m0 = static_cast<std::int64_t>(mt) * kBr;
-  const std::int64_t offset = a.seq_kv - a.seq_q;  // query row i sits at key i + offset
+  const PrefillBlock<T, kD, kBr, kBc> block(a);
+  const auto [b, h, m0, offset, tile_begin, tile_end, q_stride, kv_stride, q, k, v] = block;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int g = lane >> 2, t = lane & 3;
-
-  // The key tiles the block's rows see.
-  const int kv_tiles = static_cast<int>((a.seq_kv + kBc - 1) / kBc);
-  int tile_begin = 0, tile_end = kv_tiles;
-  if (a.causal) {
-    const std::int64_t last_key = min_index(m0 + kBr, a.seq_q) - 1 + offset;
-    tile_end = last_key < 0 ? 0 : static_cast<int>(min_index(kv_tiles, last_key / kBc + 1));
-  }
-  if (a.window_left >= 0) {
-    const std::int64_t first_key = max_index(0, m0 + offset - a.window_left);
-    tile_begin = static_cast<int>(min_index(first_key / kBc, kv_tiles));
-  }
-
-  const std::int64_t q_stride = a.heads * kD, kv_stride = a.kv_heads * kD;
-  const T* q = static_cast<const T*>(a.q) + (b * a.seq_q * a.heads + h) * kD;
-  const T* k = static_cast<const T*>(a.k) + (b * a.seq_kv * a.kv_heads + kvh) * kD;
-  const T* v = static_cast<const T*>(a.v) + (b * a.seq_kv * a.kv_heads + kvh) * kD;
+  const int g = lane >> 2;
 
   load_tile<T, kD>(s_q, q + m0 * q_stride, q_stride, kBr, a.seq_q - m0);
   if (tile_begin < tile_end) {
@@ -90,9 +63,8 @@ __global__ void __launch_bounds__(kThreads, 2) prefill_mma_kernel(AttentionArgs 
   }
   commit_copies();
 
-  const float score_scale = kSoftcap ? a.sm_scale / a.softcap : a.sm_scale * kLog2e;
-  // A window wider than any sequence the launcher admits is no window.
-  const int window = a.window_left < 0 || a.window_left > (1 << 30) ? -1 : static_cast<int>(a.window_left);
+  const float scale = score_scale(a, kSoftcap);
+  const int window = window_of(a);
   // This lane's rows: row0 + 16 * tile + 8 * half for tile < kRowTiles, half < 2.
   const std::int64_t row0 = m0 + warp * 16 * kRowTiles + g;
   float o[kRowTiles][kD / 8][4];
@@ -146,55 +118,16 @@ __global__ void __launch_bounds__(kThreads, 2) prefill_mma_kernel(AttentionArgs 
       }
     }
 
-    // Scores in base 2, masked where the tile crosses a mask's edge; then the online softmax
-    // per row (a quad of lanes shares a row).
+    // Scores in base 2, masked where the tile crosses a mask's edge; then the online softmax.
     const std::int64_t n0 = static_cast<std::int64_t>(tile) * kBc;
-    const bool edge = n0 + kBc > a.seq_kv || (a.causal && n0 + kBc - 1 > m0 + offset) ||
-                      (a.window_left >= 0 && n0 < m0 + kBr - 1 + offset - a.window_left);
+    const bool edge = block.crosses_mask_edge(a, tile);
     // The mask in 32-bit offsets from the tile's first key (the launcher bounds the lengths).
     const int keys_left = static_cast<int>(min_index(a.seq_kv - n0, kBc));
     const int diag0 = static_cast<int>(row0 + offset - n0);  // this lane's first row's diagonal
 #pragma unroll
     for (int r = 0; r < kRowTiles; ++r) {
-#pragma unroll
-      for (int nt = 0; nt < kBc / 8; ++nt) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          float x = s[r][nt][e] * score_scale;
-          if constexpr (kSoftcap) x = a.softcap * tanhf(x) * kLog2e;
-          if (edge) {
-            const int j = nt * 8 + 2 * t + (e & 1);
-            const int diag = diag0 + r * 16 + (e >> 1) * 8;
-            const bool visible = j < keys_left && (!a.causal || j <= diag) && (window < 0 || j >= diag - window);
-            if (!visible) x = kNegInf;
-          }
-          s[r][nt][e] = x;
-        }
-      }
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        float mx = kNegInf;
-#pragma unroll
-        for (int nt = 0; nt < kBc / 8; ++nt) mx = fmaxf(mx, fmaxf(s[r][nt][2 * half], s[r][nt][2 * half + 1]));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        const float m_new = fmaxf(m_run[r][half], mx);
-        const float scale = exp2_rel(m_run[r][half], m_new);
-        m_run[r][half] = m_new;
-        float sum = 0.f;
-#pragma unroll
-        for (int nt = 0; nt < kBc / 8; ++nt) {
-          s[r][nt][2 * half] = exp2_rel(s[r][nt][2 * half], m_new);
-          s[r][nt][2 * half + 1] = exp2_rel(s[r][nt][2 * half + 1], m_new);
-          sum += s[r][nt][2 * half] + s[r][nt][2 * half + 1];
-        }
-        l_run[r][half] = l_run[r][half] * scale + sum;  // this lane's part; the quad sums at the end
-#pragma unroll
-        for (int i = 0; i < kD / 8; ++i) {
-          o[r][i][2 * half] *= scale;
-          o[r][i][2 * half + 1] *= scale;
-        }
-      }
+      scale_and_mask<kSoftcap>(s[r], a, scale, edge, keys_left, diag0 + r * 16, window);
+      fold_into_softmax(s[r], o[r], m_run[r], l_run[r]);
     }
 
     // O += P V, P taken from the score registers as A fragments; each value fragment serves
@@ -225,63 +158,25 @@ __global__ void __launch_bounds__(kThreads, 2) prefill_mma_kernel(AttentionArgs 
   }
   wait_copies<0>();
 
-  T* out = static_cast<T*>(a.o) + (b * a.seq_q * a.heads + h) * kD;
 #pragma unroll
-  for (int r = 0; r < kRowTiles; ++r) {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      float l = l_run[r][half];
-      l += __shfl_xor_sync(0xffffffffu, l, 1);
-      l += __shfl_xor_sync(0xffffffffu, l, 2);
-      const std::int64_t i = row0 + r * 16 + half * 8;
-      if (i >= a.seq_q) continue;
-      const float inv = l > 0.f ? 1.f / l : 0.f;
-      T* row = out + i * q_stride;
-#pragma unroll
-      for (int dt = 0; dt < kD / 8; ++dt) {
-        *reinterpret_cast<std::uint32_t*>(row + dt * 8 + 2 * t) =
-            pack2<T>(o[r][dt][2 * half] * inv, o[r][dt][2 * half + 1] * inv);
-      }
-      if (a.lse != nullptr && t == 0) {
-        a.lse[(b * a.heads + h) * a.seq_q + i] = l > 0.f ? (m_run[r][half] + log2f(l)) * kLn2 : kNegInf;
-      }
-    }
-  }
+  for (int r = 0; r < kRowTiles; ++r) store_rows<T, kD>(a, block, row0 + r * 16, o[r], m_run[r], l_run[r]);
 #elif defined(__CUDA_ARCH__)
   __trap();  // the launcher runs this kernel on compute capability 8.0 and later only
 #endif
 }
 
-template <class T, int kD, bool kSoftcap>
-void launch_typed(const AttentionArgs& a, unsigned blocks, NativeStream stream) {
-  constexpr int kSmem = (kBr + 4 * kBc) * kD * static_cast<int>(sizeof(T));
-  allow_shared_memory<prefill_mma_kernel<T, kD, kSoftcap>, kSmem>();
-  prefill_mma_kernel<T, kD, kSoftcap><<<blocks, kThreads, kSmem, stream>>>(a);
-}
-
-template <class T>
-void launch_for_type(const AttentionArgs& a, unsigned blocks, NativeStream stream) {
-  const bool softcap = a.softcap > 0.f;
-  if (a.head_dim == 64) {
-    softcap ? launch_typed<T, 64, true>(a, blocks, stream) : launch_typed<T, 64, false>(a, blocks, stream);
-  } else {
-    softcap ? launch_typed<T, 128, true>(a, blocks, stream) : launch_typed<T, 128, false>(a, blocks, stream);
-  }
-}
-
 }  // namespace
 
 void launch_attention_mma(const AttentionArgs& a, void* stream) {
-  if (a.seq_q > (1 << 30) || a.seq_kv > (1 << 30)) {
-    throw ValueError("gpu attention: sequences of " + std::to_string(a.seq_q) + " queries and " +
-                     std::to_string(a.seq_kv) + " keys; at most 2^30 of each are served");
-  }
-  const std::int64_t blocks = ceil_div(a.seq_q, kBr) * a.heads * a.batch;
-  if (blocks > 0x7fffffff) throw ValueError("gpu attention: " + std::to_string(blocks) + " blocks exceed the grid");
-  const auto grid = static_cast<unsigned>(blocks);
-  if (a.dtype == DType::bfloat16) launch_for_type<bf16>(a, grid, native_stream(stream));
-  else launch_for_type<f16>(a, grid, native_stream(stream));
-  check_launch("gqa_attention");
+  const auto launch = [&](auto type, auto d, auto softcap, unsigned grid, NativeStream s) {
+    using T = decltype(type);
+    constexpr int kD = decltype(d)::value;
+    constexpr auto kernel = prefill_mma_kernel<T, kD, decltype(softcap)::value>;
+    constexpr int kSmem = (kBr + 4 * kBc) * kD * static_cast<int>(sizeof(T));
+    allow_shared_memory<kernel, kSmem>();
+    kernel<<<grid, kThreads, kSmem, s>>>(a);
+  };
+  attention_tile::launch_prefill<kBr>(a, stream, "gqa_attention", launch);
 }
 
 }  // namespace tileops::gpu

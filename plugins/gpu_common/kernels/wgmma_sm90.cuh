@@ -51,35 +51,36 @@ __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 }
 // Keeps the compiler from moving accesses to an accumulator across a wgmma fence or wait.
-template <int kN>
-__device__ __forceinline__ void fence_registers(float (&d)[kN]) {
+template <int kChunks>
+__device__ __forceinline__ void fence_registers(float (&d)[kChunks][4]) {
 #pragma unroll
-  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-template <int kN>
-__device__ __forceinline__ void fence_registers(std::uint32_t (&r)[kN]) {
+  for (int i = 0; i < kChunks; ++i) {
 #pragma unroll
-  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(r[i])::"memory");
+    for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(d[i][e])::"memory");
+  }
 }
 
-
-// The accumulator operands of a product with 32 or 64 float registers d[0..].
-#define TILEOPS_WGMMA_D8(i)                                                                             \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
-      "+f"(d[i + 7])
-#define TILEOPS_WGMMA_D32 TILEOPS_WGMMA_D8(0), TILEOPS_WGMMA_D8(8), TILEOPS_WGMMA_D8(16), TILEOPS_WGMMA_D8(24)
-#define TILEOPS_WGMMA_D64 TILEOPS_WGMMA_D32, TILEOPS_WGMMA_D8(32), TILEOPS_WGMMA_D8(40), TILEOPS_WGMMA_D8(48), TILEOPS_WGMMA_D8(56)
+// The accumulator operands of a product with 8 or 16 chunks of 8 columns, d[chunk][0..3].
+#define TILEOPS_WGMMA_D2(c)                                                                                 \
+  "+f"(d[c][0]), "+f"(d[c][1]), "+f"(d[c][2]), "+f"(d[c][3]), "+f"(d[c + 1][0]), "+f"(d[c + 1][1]),           \
+      "+f"(d[c + 1][2]), "+f"(d[c + 1][3])
+#define TILEOPS_WGMMA_D32 TILEOPS_WGMMA_D2(0), TILEOPS_WGMMA_D2(2), TILEOPS_WGMMA_D2(4), TILEOPS_WGMMA_D2(6)
+#define TILEOPS_WGMMA_D64 \
+  TILEOPS_WGMMA_D32, TILEOPS_WGMMA_D2(8), TILEOPS_WGMMA_D2(10), TILEOPS_WGMMA_D2(12), TILEOPS_WGMMA_D2(14)
 #define TILEOPS_WGMMA_R32 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
 #define TILEOPS_WGMMA_R64 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
 
 // The scale-d operand as a predicate: the product adds to d when `accumulate` is non-zero.
 #define TILEOPS_WGMMA_PREDICATE(operand) "{\n.reg .pred p;\nsetp.ne.b32 p, " operand ", 0;\n"
 
-// d (64 rows by 128 columns, the accumulator layout) = a b, plus d when `accumulate`: a is
-// 64 x 16 in shared memory, K-major, b is 16 x 128 in shared memory, K-major (both by
-// descriptor); T is f16 or bf16. Asynchronous: d is valid after wgmma_commit and wgmma_wait.
+// d (64 rows by 128 columns) = a b, plus d when `accumulate`: a is 64 x 16 in shared memory,
+// K-major, b is 16 x 128 in shared memory, K-major (both by descriptor); T is f16 or bf16. d is
+// this thread's part of the accumulator: in each chunk of 8 columns, the warp's rows g and g + 8
+// (lane = 4 g + t) at columns 2t and 2t + 1, as an m16n8 MMA holds them, warp w of the
+// warpgroup holding rows 16 w on. Asynchronous: d is valid after wgmma_commit and wgmma_wait.
 template <class T>
-__device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[64], std::uint64_t a, std::uint64_t b, bool accumulate) {
+__device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[16][4], std::uint64_t a, std::uint64_t b,
+                                                    bool accumulate) {
 #define TILEOPS_WGMMA_SS(type)                                                                               \
   asm volatile(TILEOPS_WGMMA_PREDICATE("%66") "wgmma.mma_async.sync.aligned.m64n128k16.f32." type "." type " " \
                TILEOPS_WGMMA_R64 ", %64, %65, p, 1, 1, 0, 0;\n}\n"                                           \
@@ -90,11 +91,12 @@ __device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[64], std::uint64_
 #undef TILEOPS_WGMMA_SS
 }
 
-// d (64 rows by kN columns, kN 64 or 128) = a b, plus d when `accumulate`: a is 64 x 16 in
-// registers (the m64nNk16 fragment: four pairs of T), b is 16 x kN in shared memory, MN-major
-// (by descriptor). Asynchronous like wgmma_m64n128k16_ss.
+// d (64 rows by kN columns, kN 64 or 128, laid out as in wgmma_m64n128k16_ss) = a b, plus d
+// when `accumulate`: a is 64 x 16 in registers (four pairs of T: rows g and g + 8 at columns
+// 2t, 2t + 1 and 8 + 2t, 9 + 2t, the accumulator's layout), b is 16 x kN in shared memory,
+// MN-major (by descriptor). Asynchronous like wgmma_m64n128k16_ss.
 template <class T, int kN>
-__device__ __forceinline__ void wgmma_m64k16_rs(float (&d)[kN / 2], const std::uint32_t (&a)[4], std::uint64_t b,
+__device__ __forceinline__ void wgmma_m64k16_rs(float (&d)[kN / 8][4], const std::uint32_t (&a)[4], std::uint64_t b,
                                                 bool accumulate) {
   static_assert(kN == 64 || kN == 128, "wgmma_m64k16_rs serves 64 or 128 columns");
 #define TILEOPS_WGMMA_RS(n, type, regs, operands, a0, a1, a2, a3, desc, flag)                              \
@@ -119,7 +121,7 @@ __device__ __forceinline__ void wgmma_m64k16_rs(float (&d)[kN / 2], const std::u
 #undef TILEOPS_WGMMA_R32
 #undef TILEOPS_WGMMA_D64
 #undef TILEOPS_WGMMA_D32
-#undef TILEOPS_WGMMA_D8
+#undef TILEOPS_WGMMA_D2
 
 #endif
 
