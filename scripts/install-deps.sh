@@ -22,6 +22,9 @@ packages=(
 test_packages=(
   # The Python package: its C half's headers; its tests: PyTorch 1.13 (CPU) and NumPy
   python3-dev python3-torch python3-numpy
+  # libtorch 1.13 (C++, CPU): the torch interop example's test and the anchor benchmarks
+  # (bench/torch_overhead_bench, bench/attention_cpu_bench)
+  libtorch-dev
   # The rocm plugin: HIP 5.2's kernel compiler (clang 15 with the AMD GPU device libraries)
   # and its runtime's headers and library; about 340 MiB installed, 26 packages.
   hipcc libamdhip64-dev
