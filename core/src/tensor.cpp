@@ -77,7 +77,8 @@ std::int64_t element_offset(const Shape& shape, const Strides& strides, std::int
 }
 
 // Calls fn(offset) for every element in row-major order, offsets as element_offset gives them,
-// stepping through the strides once rather than dividing per element.
+// stepping through the strides once rather than dividing per element. It never steps past an
+// axis's last index: an extent-1 axis may carry any stride, and one step along it would overflow.
 template <class Fn>
 void for_each_element_offset(const Shape& shape, const Strides& strides, std::int64_t base, Fn&& fn) {
   const std::size_t rank = shape.size();
@@ -92,8 +93,11 @@ void for_each_element_offset(const Shape& shape, const Strides& strides, std::in
     for (;;) {
       if (d == 0) return;
       --d;
-      off += strides[d];
-      if (++index[d] < shape[d]) break;
+      if (index[d] + 1 < shape[d]) {
+        ++index[d];
+        off += strides[d];
+        break;
+      }
       off -= index[d] * strides[d];
       index[d] = 0;
     }

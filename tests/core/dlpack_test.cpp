@@ -210,26 +210,35 @@ TEST_CASE("from_dlpack accepts what the producer can mean: unit axes, empty tens
   }
   CHECK(deletions == 1);
   {
+    // A walk over the elements never steps along a unit axis, whose stride may be anything.
+    DLManagedTensor* managed = make_producer(&deletions, {2, 1, 3}, {3, std::numeric_limits<std::int64_t>::max(), 1});
+    const Tensor t = from_dlpack(managed);
+    CHECK(t.to_doubles() == std::vector<double>{0, 1, 2, 3, 4, 5});
+    t.fill(7.0);
+    CHECK(t.to_doubles() == std::vector<double>(6, 7.0));
+  }
+  CHECK(deletions == 2);
+  {
     DLManagedTensor* managed = make_producer(&deletions, {0, 4}, {});
     managed->dl_tensor.data = nullptr;
     const Tensor t = from_dlpack(managed);
     CHECK(t.numel() == 0);
   }
-  CHECK(deletions == 2);
+  CHECK(deletions == 3);
   {
     DLManagedTensor* managed = make_producer(&deletions, {3, 4}, {});
     const Tensor t = from_dlpack(managed);
     CHECK(t.strides() == Strides{4, 1});
     CHECK(t.is_contiguous());
   }
-  CHECK(deletions == 3);
+  CHECK(deletions == 4);
   {
     DLManagedTensor* managed = make_producer(&deletions, {}, {});
     managed->dl_tensor.byte_offset = 8;
     const Tensor t = from_dlpack(managed);
     CHECK(t.to_doubles() == std::vector<double>{2});
   }
-  CHECK(deletions == 4);
+  CHECK(deletions == 5);
 }
 
 TEST_CASE("from_dlpack refuses a byte_offset that overflows or misaligns the first element") {
