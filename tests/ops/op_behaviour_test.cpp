@@ -222,4 +222,17 @@ TEST_CASE("an `out` buffer whose elements share memory, or that overlaps an inpu
   const Tensor lower = halves.slice(0, 0, 16), upper = halves.slice(0, 16, 32);
   CHECK(add(lower, b, upper).is_same(upper));
   CHECK(halves.get(16) == doctest::Approx(halves.get(0) + bs[0]));
+  // The overlapping call again, now a repeat of facts whose check the call cache holds: its
+  // addresses are still compared.
+  CHECK_THROWS_WITH_AS(add(a, b, shifted), doctest::Contains("overlaps input 'a' in part"), ValueError);
+  CHECK(buf.to_doubles() == before);
+  // Strided views of one shape share their facts whatever their strides: a disjoint call first,
+  // then one whose wider stride makes `out` reach into the input.
+  const Tensor wide = random({64});
+  const Tensor c = random({8});
+  CHECK(add(wide.as_strided({8}, {2}, 32), c, wide.as_strided({8}, {2}, 0)).defined());
+  const std::vector<double> wide_before = wide.to_doubles();
+  CHECK_THROWS_WITH_AS(add(wide.as_strided({8}, {2}, 32), c, wide.as_strided({8}, {5}, 0)),
+                       doctest::Contains("overlaps input 'a' in part"), ValueError);
+  CHECK(wide.to_doubles() == wide_before);
 }

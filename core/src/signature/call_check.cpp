@@ -111,6 +111,7 @@ void CompiledPlan::check_call(const ConstructionState& st, const CallArgs& args,
   }
 
   check_writable(args, check);
+  note_reach(args, check);
   fill_record(args, st, check, f, record);
   check.device_from_accelerator = accelerator_device;
 }
@@ -166,22 +167,34 @@ void CompiledPlan::check_writable(const CallArgs& args, const CallCheck& check) 
   if (read_only(args.out)) {
     throw ValueError(message("the 'out' buffer is read-only (a DLPack import flagged read-only); pass a writable one"));
   }
-  if (args.out.defined() && args.out.numel() > 0 && args.out.data_ptr() != nullptr) check_out_overlap(args);
+  if (!args.out.defined() || args.out.numel() == 0 || args.out.data_ptr() == nullptr) return;
+  if (!check.reach.empty() && disjoint_from_inputs(args, check)) return;
+  check_out_overlap(args);
 }
 
 namespace {
 
-// The bytes [first, last) a view's elements reach.
-std::pair<std::uintptr_t, std::uintptr_t> byte_span(const Tensor& t) {
+// The bytes [low, high) a view's elements reach from its first element.
+std::pair<std::int64_t, std::int64_t> byte_reach(const Tensor& t) {
   std::int64_t low = 0, high = 0;
   for (std::size_t d = 0; d < t.shape().size(); ++d) {
     const std::int64_t reach = (t.shape()[d] - 1) * t.strides()[d];
     (reach < 0 ? low : high) += reach;
   }
-  const auto base = reinterpret_cast<std::uintptr_t>(t.data_ptr());
   const auto size = static_cast<std::int64_t>(dtype_size(t.dtype()));
-  return {base + static_cast<std::uintptr_t>(low * size), base + static_cast<std::uintptr_t>((high + 1) * size)};
+  return {low * size, (high + 1) * size};
 }
+
+// The bytes [first, last) a view's elements reach.
+std::pair<std::uintptr_t, std::uintptr_t> byte_span(const Tensor& t, std::pair<std::int64_t, std::int64_t> reach) {
+  const auto base = reinterpret_cast<std::uintptr_t>(t.data_ptr());
+  return {base + static_cast<std::uintptr_t>(reach.first), base + static_cast<std::uintptr_t>(reach.second)};
+}
+
+std::pair<std::uintptr_t, std::uintptr_t> byte_span(const Tensor& t) { return byte_span(t, byte_reach(t)); }
+
+// An input check_out_overlap passes over: nothing to overlap.
+bool holds_no_memory(const Tensor& t) { return !t.defined() || t.data_ptr() == nullptr || t.numel() == 0; }
 
 // True when no two elements of `t` can share memory: ordered by stride, each dimension of more
 // than one element steps past everything the smaller ones reach. (A layout that interleaves
@@ -207,6 +220,30 @@ bool same_view(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
+void CompiledPlan::note_reach(const CallArgs& args, CallCheck& check) const {
+  if (!args.out.defined() || args.out.numel() == 0 || args.out.data_ptr() == nullptr) return;
+  // A call cache matches contiguity, not strides: only contiguous views reach bytes that their
+  // facts decide.
+  const auto strided = [](const Tensor& t) { return !holds_no_memory(t) && !t.is_contiguous(); };
+  if (strided(args.out) || std::any_of(args.inputs.begin(), args.inputs.end(), strided)) return;
+  for (int i = 0; i < n_inputs_; ++i) {
+    const Tensor& in = args.inputs[static_cast<std::size_t>(i)];
+    check.reach.push_back(holds_no_memory(in) ? std::pair<std::int64_t, std::int64_t>{0, 0} : byte_reach(in));
+  }
+  check.reach.push_back(byte_reach(args.out));
+}
+
+bool CompiledPlan::disjoint_from_inputs(const CallArgs& args, const CallCheck& check) const {
+  const auto [out_first, out_last] = byte_span(args.out, check.reach.back());
+  for (int i = 0; i < n_inputs_; ++i) {
+    const Tensor& in = args.inputs[static_cast<std::size_t>(i)];
+    if (!in.defined() || in.data_ptr() == nullptr) continue;
+    const auto [first, last] = byte_span(in, check.reach[static_cast<std::size_t>(i)]);
+    if (first < out_last && out_first < last) return false;
+  }
+  return true;
+}
+
 void CompiledPlan::check_out_overlap(const CallArgs& args) const {
   const Tensor& out = args.out;
   // Messages are built only to be thrown: a call with `out` passes here every time.
@@ -221,7 +258,7 @@ void CompiledPlan::check_out_overlap(const CallArgs& args) const {
   const auto [out_first, out_last] = byte_span(out);
   for (int i = 0; i < n_inputs_; ++i) {
     const Tensor& in = args.inputs[static_cast<std::size_t>(i)];
-    if (!in.defined() || in.data_ptr() == nullptr || in.numel() == 0) continue;
+    if (holds_no_memory(in)) continue;
     const auto [first, last] = byte_span(in);
     if (first >= out_last || out_first >= last) continue;
     const bool allowed = (out_may_alias_ >> i) & 1;

@@ -179,6 +179,11 @@ class CompiledPlan final : public SignaturePlan {
   void check_writable(const CallArgs& args, const CallCheck& check) const override;
   // check_writable's part for a defined `out` with memory.
   void check_out_overlap(const CallArgs& args) const;
+  // Records in check.reach the bytes the inputs and `out` reach (after a full check).
+  void note_reach(const CallArgs& args, CallCheck& check) const;
+  // Whether `out` shares no byte with any input, by check.reach (a repeat of its facts); false
+  // sends the call to check_out_overlap, which says what overlaps, or lets a permitted alias be.
+  bool disjoint_from_inputs(const CallArgs& args, const CallCheck& check) const;
   void check_call(const ConstructionState& state, const CallArgs& args, CallCheck& check,
                   SignatureCall& record) const override;
   OpOutputs make_outputs(const CallCheck& check, const CallArgs& args) const override;

@@ -54,6 +54,11 @@ struct CallCheck {
   boost::container::small_vector<bool, 6> written;       // per input: this call writes it
   boost::container::small_vector<bool, 6> contiguous;    // per input: declared contiguous: true
   boost::container::small_vector<OutputPlan, 4> outputs;  // per output
+  // Where `out` has elements and every view with memory is contiguous: the bytes each input and
+  // then `out` reach, [low, high) from its first element. They follow from the facts a call
+  // cache matches (shapes, contiguity, dtypes), so a repeat checks `out` against the inputs by
+  // comparing addresses (check_writable).
+  boost::container::small_vector<std::pair<std::int64_t, std::int64_t>, 7> reach;
   // The accelerator's current device decided the call device: the check is not a function of
   // the call's tensor facts alone, and a call cache must not keep it.
   bool device_from_accelerator = false;
