@@ -120,8 +120,7 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
   // part's end, where nothing is read).
   const auto page_of = [&](std::int64_t pos) -> std::int64_t {
     if constexpr (!kPaged) return 0;
-    // Positions fit in 32 bits (the launcher checks the capacity): a 32-bit division.
-    const auto column = static_cast<std::uint32_t>(pos) / static_cast<std::uint32_t>(a.block_size);
+    const std::uint32_t column = p.block_size.quotient(static_cast<std::uint32_t>(pos));
     return pos < end ? a.block_table[b * a.max_blocks + column] : 0;
   };
   // The element offset of the row of key position `pos` in the cache, given page_of(pos);
@@ -131,8 +130,7 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
     valid = pos < end;
     std::int64_t slot = 0;
     if constexpr (kPaged) {
-      const auto column = static_cast<std::int64_t>(static_cast<std::uint32_t>(pos) /
-                                                    static_cast<std::uint32_t>(a.block_size));
+      const auto column = static_cast<std::int64_t>(p.block_size.quotient(static_cast<std::uint32_t>(pos)));
       if (page < 0 || page >= a.num_blocks) {
         if (li == 0) {
           report_fault(a.faults, FaultSource::paged_decode, FaultKind::block_table, b, column, page, 0,
@@ -402,7 +400,9 @@ int heads_per_block(const DecodeArgs& a, int arch) {
 int decode_splits(const DecodeArgs& a, int sm_count, int arch) {
   const std::int64_t group = a.heads / a.kv_heads;
   const std::int64_t blocks = a.batch * a.kv_heads * ceil_div(group, heads_per_block(a, arch));
-  // About one wave of the tensor-core kernel's resident blocks, several of the other's.
+  // At most one wave of the tensor-core kernel's resident blocks, several of the other's: a
+  // second, partial wave costs more than the merge of more parts saves, and a wave at least half
+  // full already draws the memory's bandwidth.
   int per_sm = 4;
 #if !defined(TILEOPS_GPU_HIP)
   if (decode_uses_tensor_cores(a, arch)) per_sm = decode_mma_blocks_per_sm();
@@ -410,7 +410,7 @@ int decode_splits(const DecodeArgs& a, int sm_count, int arch) {
   const std::int64_t wanted = per_sm * static_cast<std::int64_t>(std::max(sm_count, 1));
   // A part of fewer than 128 keys costs more to merge than it saves.
   const std::int64_t most = std::clamp<std::int64_t>(a.capacity / 128, 1, kMaxSplits);
-  return static_cast<int>(std::clamp<std::int64_t>(ceil_div(wanted, std::max<std::int64_t>(blocks, 1)), 1, most));
+  return static_cast<int>(std::clamp<std::int64_t>(wanted / std::max<std::int64_t>(blocks, 1), 1, most));
 }
 
 std::size_t decode_workspace_bytes(const DecodeArgs& a, int splits) {
@@ -430,6 +430,10 @@ void launch_decode(const DecodeArgs& a, int splits, void* workspace, int arch, v
   p.group = static_cast<int>(a.heads / a.kv_heads);
   p.group_chunks = static_cast<int>(ceil_div(p.group, heads_per_block(a, arch)));
   p.splits = std::clamp(splits, 1, kMaxSplits);
+  // Within the capacity checked above, so in [1, 2^31) where it divides anything.
+  if (a.block_table != nullptr && a.block_size > 0 && a.block_size <= a.capacity) {
+    p.block_size = FastDivisor(static_cast<std::uint32_t>(a.block_size));
+  }
   if (p.splits > 1) {
     p.part_o = static_cast<float*>(workspace);
     p.part_lse = p.part_o + static_cast<std::int64_t>(p.splits) * a.batch * a.heads * a.head_dim;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "../device/fast_divisor.hpp"
 #include "../host/attention_launchers.hpp"
 #include "base2_softmax.cuh"
 #include "launch.cuh"
@@ -20,35 +21,44 @@ struct DecodeParams {
   int group;         // query heads per KV head
   int group_chunks;  // blocks per KV head: the group's heads a block serves, rounded up
   int splits;
+  FastDivisor block_size;  // a paged cache's: positions to pages (positions fit in 31 bits)
   float* part_o;    // [splits, batch, heads, head_dim] when splits > 1
   float* part_lse;  // [splits, batch, heads], base-2
 };
 
 // o[b, h] = the parts' outputs weighted by exp2(lse part - lse all): one block per (b, h).
+// The threads share the parts' weights and their sums (a batch of one at a long context splits
+// into tens of parts, too many for one thread's dependent loads), then each output element sums
+// the parts with several loads in flight.
 template <class T>
 __global__ void merge_splits_kernel(DecodeParams p) {
   const DecodeArgs& a = p.a;
   const std::int64_t bh = blockIdx.x;
   const std::int64_t parts_stride = a.batch * a.heads;
   __shared__ float s_weight[kMaxSplits];
-  __shared__ float s_total;
-  if (threadIdx.x == 0) {
-    float lse_max = kNegInf;
-    for (int s = 0; s < p.splits; ++s) lse_max = fmaxf(lse_max, p.part_lse[s * parts_stride + bh]);
-    float total = 0.f;
-    for (int s = 0; s < p.splits; ++s) {
-      s_weight[s] = exp2_rel(p.part_lse[s * parts_stride + bh], lse_max);
-      total += s_weight[s];
-    }
-    s_total = total;
+  __shared__ float s_scratch[kMaxWarps];
+  float lse_max = kNegInf;
+  for (int s = threadIdx.x; s < p.splits; s += blockDim.x) {
+    s_weight[s] = p.part_lse[s * parts_stride + bh];
+    lse_max = fmaxf(lse_max, s_weight[s]);
   }
-  __syncthreads();
+  lse_max = block_reduce(lse_max, Max{}, kNegInf, s_scratch);
+  float total = 0.f;
+  for (int s = threadIdx.x; s < p.splits; s += blockDim.x) {
+    s_weight[s] = exp2_rel(s_weight[s], lse_max);
+    total += s_weight[s];
+  }
+  total = block_reduce(total, Add{}, 0.f, s_scratch);  // its barriers also publish s_weight
   for (std::int64_t e = threadIdx.x; e < a.head_dim; e += blockDim.x) {
+    const float* part = p.part_o + bh * a.head_dim + e;
+    const std::int64_t part_step = parts_stride * a.head_dim;
     float o = 0.f;
+#pragma unroll 8
     for (int s = 0; s < p.splits; ++s) {
-      if (s_weight[s] > 0.f) o += s_weight[s] * p.part_o[(s * parts_stride + bh) * a.head_dim + e];
+      // A part with no keys holds no output to read (its weight is 0).
+      if (s_weight[s] > 0.f) o += s_weight[s] * part[s * part_step];
     }
-    static_cast<T*>(a.o)[bh * a.head_dim + e] = store_as<T>(s_total > 0.f ? o / s_total : 0.f);
+    static_cast<T*>(a.o)[bh * a.head_dim + e] = store_as<T>(total > 0.f ? o / total : 0.f);
   }
 }
 

@@ -73,8 +73,7 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
 #pragma unroll
       for (int j = 0; j < kRowsEach; ++j) {
         const std::int64_t pos = begin + static_cast<std::int64_t>(i) * kTile + row0 + j * kRowStep;
-        // Positions fit in 32 bits (the launcher checks the capacity): a 32-bit division.
-        const auto column = static_cast<std::uint32_t>(pos) / static_cast<std::uint32_t>(a.block_size);
+        const std::uint32_t column = p.block_size.quotient(static_cast<std::uint32_t>(pos));
         pages[j] = pos < end ? a.block_table[b * a.max_blocks + column] : 0;
       }
     }
@@ -91,8 +90,7 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
       bool valid = pos < end;
       std::int64_t slot = 0;
       if constexpr (kPaged) {
-        const auto column = static_cast<std::int64_t>(static_cast<std::uint32_t>(pos) /
-                                                      static_cast<std::uint32_t>(a.block_size));
+        const auto column = static_cast<std::int64_t>(p.block_size.quotient(static_cast<std::uint32_t>(pos)));
         if (valid && (pages[j] < 0 || pages[j] >= a.num_blocks)) {
           if (chunk == 0) {
             report_fault(a.faults, FaultSource::paged_decode, FaultKind::block_table, b, column, pages[j], 0,
