@@ -5,7 +5,9 @@
 // (attention_decode.cu) spends an instruction per 32. The block copies tiles of 64 keys and
 // values into shared memory three tiles ahead (cp.async); each of its 4 warps scores 16 keys of
 // a tile against the heads, folds them into its online softmax and accumulates P V; the warps
-// merge through shared memory, and the parts as in attention_decode.cuh.
+// merge through shared memory, and the parts as in attention_decode.cuh. Over a paged cache,
+// one thread per key finds its row (block table, page, slot) a tile ahead, into shared memory,
+// so that the sixteen threads copying a row's chunks do not each repeat that.
 #include "attention_decode.cuh"
 #include "attention_tile.cuh"
 #include "mma_sm80.cuh"
@@ -18,10 +20,12 @@ constexpr int kTile = 64;      // keys a stage holds
 constexpr int kWarps = 4;      // each scores kTile / kWarps keys of a tile
 constexpr int kThreads = kWarps * 32;
 constexpr int kStages = 3;
+constexpr int kRowStages = 2;  // tiles whose row offsets a paged kernel holds: issued, next
 
 template <class T, int kD>
 constexpr int shared_bytes() {
-  return (kHeadRows * kD + 2 * kStages * kTile * kD) * static_cast<int>(sizeof(T)) + kStages * kTile;
+  return (kHeadRows * kD + 2 * kStages * kTile * kD) * static_cast<int>(sizeof(T)) +
+         kRowStages * kTile * static_cast<int>(sizeof(std::int64_t)) + kStages * kTile;
 }
 
 template <class T, int kD, bool kPaged, bool kSoftcap>
@@ -32,8 +36,10 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
   T* s_q = reinterpret_cast<T*>(smem);
   T* s_k = s_q + kHeadRows * kD;        // kStages tiles of kTile x kD
   T* s_v = s_k + kStages * kTile * kD;  // the same for the values
+  // Paged: per tile (of kRowStages) and key, the element offset of its row, -1 for none.
+  std::int64_t* s_row = reinterpret_cast<std::int64_t*>(s_v + kStages * kTile * kD);
   // Per stage and key: 1 where the key is past the part's end or on a page out of range.
-  unsigned char* s_masked = reinterpret_cast<unsigned char*>(s_v + kStages * kTile * kD);
+  unsigned char* s_masked = reinterpret_cast<unsigned char*>(s_row + kRowStages * kTile);
 
   const DecodeArgs& a = p.a;
   const std::int64_t block = blockIdx.x;
@@ -65,17 +71,26 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
   constexpr int kRowStep = kThreads / kChunks;
   constexpr int kRowsEach = kTile / kRowStep;
   const int row0 = threadIdx.x / kChunks, chunk = threadIdx.x % kChunks;
-  // The block-table entries of this thread's rows of the next tile to issue, read one issue
-  // ahead so that the copies never wait for them (paged caches).
-  std::int64_t pages[kRowsEach];
-  const auto read_pages = [&](int i) {
+  // Paged: thread r < kTile finds row r of tile i (its page read from the block table, checked
+  // and reported when out of range) and stores its element offset, or -1 where nothing is read.
+  // Published by the next barrier; read by issue(i).
+  const auto locate_rows = [&](int i) {
     if constexpr (kPaged) {
-#pragma unroll
-      for (int j = 0; j < kRowsEach; ++j) {
-        const std::int64_t pos = begin + static_cast<std::int64_t>(i) * kTile + row0 + j * kRowStep;
-        const std::uint32_t column = p.block_size.quotient(static_cast<std::uint32_t>(pos));
-        pages[j] = pos < end ? a.block_table[b * a.max_blocks + column] : 0;
+      const int r = threadIdx.x;
+      if (r >= kTile || i >= tiles) return;
+      const std::int64_t pos = begin + static_cast<std::int64_t>(i) * kTile + r;
+      std::int64_t at = -1;
+      if (pos < end) {
+        const auto column = static_cast<std::int64_t>(p.block_size.quotient(static_cast<std::uint32_t>(pos)));
+        const std::int64_t page = a.block_table[b * a.max_blocks + column];
+        if (page < 0 || page >= a.num_blocks) {
+          report_fault(a.faults, FaultSource::paged_decode, FaultKind::block_table, b, column, page, 0,
+                       a.num_blocks - 1);
+        } else {
+          at = ((page * a.block_size + (pos - column * a.block_size)) * a.kv_heads + kvh) * kD;
+        }
       }
+      s_row[(i % kRowStages) * kTile + r] = at;
     }
   };
   // Copies tile i's keys and values into stage i % kStages and marks the keys not to read.
@@ -86,35 +101,29 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
 #pragma unroll
     for (int j = 0; j < kRowsEach; ++j) {
       const int r = row0 + j * kRowStep;
-      const std::int64_t pos = begin + static_cast<std::int64_t>(i) * kTile + r;
-      bool valid = pos < end;
-      std::int64_t slot = 0;
+      std::int64_t at = -1;
       if constexpr (kPaged) {
-        const auto column = static_cast<std::int64_t>(p.block_size.quotient(static_cast<std::uint32_t>(pos)));
-        if (valid && (pages[j] < 0 || pages[j] >= a.num_blocks)) {
-          if (chunk == 0) {
-            report_fault(a.faults, FaultSource::paged_decode, FaultKind::block_table, b, column, pages[j], 0,
-                         a.num_blocks - 1);
-          }
-          valid = false;
-        }
-        slot = pages[j] * a.block_size + (pos - column * a.block_size);
+        at = s_row[(i % kRowStages) * kTile + r];
       } else {
-        slot = b * a.capacity + pos;
+        const std::int64_t pos = begin + static_cast<std::int64_t>(i) * kTile + r;
+        if (pos < end) at = ((b * a.capacity + pos) * a.kv_heads + kvh) * kD;
       }
-      const std::int64_t at = valid ? (slot * a.kv_heads + kvh) * kD + chunk * 8 : 0;
-      copy16_async(tk + swizzled<kD>(r, chunk), kbase + at, valid);
-      copy16_async(tv + swizzled<kD>(r, chunk), vbase + at, valid);
+      const bool valid = at >= 0;
+      const std::int64_t from = valid ? at + chunk * 8 : 0;
+      copy16_async(tk + swizzled<kD>(r, chunk), kbase + from, valid);
+      copy16_async(tv + swizzled<kD>(r, chunk), vbase + from, valid);
       if (chunk == 0) s_masked[stage * kTile + r] = valid ? 0 : 1;
     }
   };
-  read_pages(0);
+  // Row offsets run one tile ahead of the copies: each locate_rows(i) is published by a barrier
+  // before issue(i), and overwrites a buffer whose issue has passed a barrier since.
+  locate_rows(0);
+  __syncthreads();
 #pragma unroll
   for (int i = 0; i < kStages - 1; ++i) {
-    if (i < tiles) {
-      issue(i);
-      read_pages(i + 1);
-    }
+    if (i < tiles) issue(i);
+    locate_rows(i + 1);
+    __syncthreads();
     commit_copies();  // the first group holds the queries too
   }
 
@@ -128,10 +137,8 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
   const int key0 = warp * 16;  // this warp's keys of a tile
 
   for (int i = 0; i < tiles; ++i) {
-    if (i + kStages - 1 < tiles) {
-      issue(i + kStages - 1);
-      read_pages(i + kStages);
-    }
+    if (i + kStages - 1 < tiles) issue(i + kStages - 1);
+    locate_rows(i + kStages);
     commit_copies();
     wait_copies<kStages - 1>();
     __syncthreads();
