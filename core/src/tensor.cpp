@@ -7,6 +7,7 @@
 #include "runtime/runtime_call.hpp"
 #include "runtime/runtime_registry.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/cache_key.hpp"
 #include "tileops/extend/device_runtime.hpp"
 
 namespace tileops {
@@ -211,9 +212,28 @@ Storage::~Storage() {
   }
 }
 
+Tensor::Tensor(std::unique_ptr<Impl> impl) : bits_(reinterpret_cast<std::uintptr_t>(impl.release())) {
+  Impl& i = *ptr();
+  i.contiguous = true;
+  std::int64_t expected = 1;
+  for (std::size_t d = i.shape.size(); d-- > 0;) {
+    if (i.shape[d] == 1) continue;
+    if (i.shape[d] == 0) break;
+    if (i.strides[d] != expected) {
+      i.contiguous = false;
+      break;
+    }
+    expected *= i.shape[d];
+  }
+  std::size_t h = hash_combine(cache_key_hash(i.dtype), std::hash<Device>{}(i.device));
+  h = hash_combine(h, i.contiguous ? 1 : 2);
+  for (std::int64_t d : i.shape) h = hash_combine(h, static_cast<std::size_t>(d));
+  i.facts_hash = h;
+}
+
 Tensor Tensor::empty(ShapeView shape, DType dtype, Device device) {
   const std::int64_t bytes = shape_nbytes(shape, dtype_size(dtype), "Tensor::empty: the new tensor");
-  auto impl = std::make_shared<Impl>();
+  auto impl = std::make_unique<Impl>();
   impl->shape.assign(shape.begin(), shape.end());
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
@@ -277,7 +297,7 @@ Tensor Tensor::from_storage(std::shared_ptr<Storage> storage, ShapeView shape,
                             ShapeView strides, std::int64_t offset, DType dtype) {
   if (!storage) throw ValueError("Tensor::from_storage: the storage is null");
   check_view(shape, strides, offset, dtype, storage->nbytes(), "Tensor::from_storage");
-  auto impl = std::make_shared<Impl>();
+  auto impl = std::make_unique<Impl>();
   impl->device = storage->device();
   impl->storage = std::move(storage);
   impl->shape.assign(shape.begin(), shape.end());
@@ -306,12 +326,6 @@ std::int64_t Tensor::size(std::int64_t axis) const {
   const Impl& i = impl();
   if (i.shape.empty()) throw ValueError("Tensor::size: a rank-0 tensor has no axes");
   return i.shape[static_cast<std::size_t>(normalize_axis(axis, dim(), "size"))];
-}
-
-void* Tensor::data_ptr() const {
-  const Impl& i = impl();
-  if (!i.storage || i.storage->data() == nullptr) return nullptr;
-  return static_cast<std::byte*>(i.storage->data()) + i.offset * static_cast<std::int64_t>(dtype_size(i.dtype));
 }
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
@@ -343,7 +357,7 @@ Tensor Tensor::view(ShapeView new_shape) const {
     throw ValueError("Tensor::view: shape " + shape_str(new_shape) + " does not hold the " +
                      std::to_string(numel()) + " elements of " + str());
   }
-  auto impl = std::make_shared<Impl>(this->impl());
+  auto impl = std::make_unique<Impl>(this->impl());
   impl->shape.assign(new_shape.begin(), new_shape.end());
   impl->strides = contiguous_strides(new_shape);
   return Tensor(std::move(impl));
@@ -352,7 +366,7 @@ Tensor Tensor::view(ShapeView new_shape) const {
 Tensor Tensor::transpose(std::int64_t a, std::int64_t b) const {
   const auto ra = static_cast<std::size_t>(normalize_axis(a, dim(), "transpose"));
   const auto rb = static_cast<std::size_t>(normalize_axis(b, dim(), "transpose"));
-  auto impl = std::make_shared<Impl>(this->impl());
+  auto impl = std::make_unique<Impl>(this->impl());
   std::swap(impl->shape[ra], impl->shape[rb]);
   std::swap(impl->strides[ra], impl->strides[rb]);
   return Tensor(std::move(impl));
@@ -366,7 +380,7 @@ Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t stop, s
   if (stop < 0) stop += extent;
   start = std::clamp<std::int64_t>(start, 0, extent);
   stop = std::clamp<std::int64_t>(stop, start, extent);
-  auto impl = std::make_shared<Impl>(this->impl());
+  auto impl = std::make_unique<Impl>(this->impl());
   const std::int64_t extent_out = stop == start ? 0 : (stop - start - 1) / step + 1;
   impl->offset = checked_add(impl->offset, checked_mul(start, impl->strides[ax], "Tensor::slice: offset"),
                              "Tensor::slice: offset");
@@ -380,7 +394,7 @@ Tensor Tensor::as_strided(ShapeView new_shape, ShapeView new_strides,
   const auto& storage = impl().storage;
   check_view(new_shape, new_strides, new_offset, dtype(),
              storage ? std::optional<std::size_t>(storage->nbytes()) : std::nullopt, "Tensor::as_strided");
-  auto impl = std::make_shared<Impl>(this->impl());
+  auto impl = std::make_unique<Impl>(this->impl());
   impl->shape.assign(new_shape.begin(), new_shape.end());
   impl->strides.assign(new_strides.begin(), new_strides.end());
   impl->offset = new_offset;

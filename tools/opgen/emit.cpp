@@ -207,12 +207,14 @@ void emit_class(std::ostream& o, const OpModel& op, const Options& options, cons
   for (const TensorModel& t : op.outputs) o << "\n  //   " << describe(t);
   o << "\n  " << result << " operator()(" << call_params(op) << ") {\n";
   const bool buffer = std::any_of(op.outputs.begin(), op.outputs.end(), [](const TensorModel& t) { return t.buffer_out; });
+  // The arguments are lent to the call (Tensor::borrowed): this frame outlives it, and what the
+  // call keeps or returns of them are copies, which own.
   if (op.inputs.empty()) {
-    o << "    OpOutputs outputs = call(" << (buffer ? "CallArgs({}, out)" : "CallArgs()") << ");\n";
+    o << "    OpOutputs outputs = call(" << (buffer ? "CallArgs({}, out.borrowed())" : "CallArgs()") << ");\n";
   } else {
     o << "    const std::array<Tensor, " << op.inputs.size() << "> inputs{";
-    for (std::size_t i = 0; i < op.inputs.size(); ++i) o << (i ? ", " : "") << op.inputs[i].name;
-    o << "};\n    OpOutputs outputs = call(CallArgs(inputs" << (buffer ? ", out" : "") << "));\n";
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) o << (i ? ", " : "") << op.inputs[i].name << ".borrowed()";
+    o << "};\n    OpOutputs outputs = call(CallArgs(inputs" << (buffer ? ", out.borrowed()" : "") << "));\n";
   }
   if (op.outputs.size() == 1) {
     o << "    return std::move(outputs.front());\n";

@@ -2,6 +2,7 @@
 // and a device.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -10,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tileops/device.hpp"
@@ -66,6 +68,35 @@ class TILEOPS_API Storage {
 class TILEOPS_API Tensor {
  public:
   Tensor() = default;
+  // A copy is an owning handle, also when `other` is borrowed (see borrowed()).
+  Tensor(const Tensor& other) noexcept : bits_(other.bits_ & ~kBorrowed) { retain(); }
+  Tensor& operator=(const Tensor& other) noexcept {
+    Tensor copy(other);
+    std::swap(bits_, copy.bits_);
+    return *this;
+  }
+  // Moving transfers the handle as it is: a moved borrowed handle stays borrowed.
+  Tensor(Tensor&& other) noexcept : bits_(std::exchange(other.bits_, 0)) {}
+  Tensor& operator=(Tensor&& other) noexcept {
+    if (this != &other) {
+      release();
+      bits_ = std::exchange(other.bits_, 0);
+    }
+    return *this;
+  }
+  ~Tensor() { release(); }
+
+  // A handle to this tensor that holds no reference to it, so that making and dropping it
+  // touches no reference count (the generated call operators pass their arguments so). It is
+  // valid while this tensor object lives; every copy made of it is an ordinary owning handle,
+  // so what a call keeps or returns of its arguments outlives the call.
+  Tensor borrowed() const noexcept {
+    Tensor lent;
+    if (bits_ != 0) lent.bits_ = bits_ | kBorrowed;
+    return lent;
+  }
+  // True for a handle made by borrowed() (or moved from one).
+  bool is_borrowed() const noexcept { return (bits_ & kBorrowed) != 0; }
 
   // A new contiguous tensor with uninitialised contents. meta tensors get no storage. Throws
   // ValueError naming the shape and the limit when an extent is negative or the tensor would
@@ -90,7 +121,7 @@ class TILEOPS_API Tensor {
   static void check_view(ShapeView shape, ShapeView strides, std::int64_t offset, DType dtype,
                          std::optional<std::size_t> storage_bytes, std::string_view what);
 
-  bool defined() const { return impl_ != nullptr; }
+  bool defined() const { return bits_ != 0; }
   explicit operator bool() const { return defined(); }
 
   // The accessors throw RuntimeError on an undefined tensor.
@@ -114,6 +145,9 @@ class TILEOPS_API Tensor {
   }
 
   bool is_contiguous() const;
+  // A hash of what a call's signature check reads of a tensor (dtype, device, shape and
+  // contiguity): tensors equal in those have equal hashes. Computed when the tensor is made.
+  std::size_t facts_hash() const;
   // This tensor when contiguous, else a contiguous copy on the same device.
   Tensor contiguous() const;
   // The same without touching reference counts on the fast path: returns *this when
@@ -152,9 +186,9 @@ class TILEOPS_API Tensor {
   void copy_from(const Tensor& src) const;
 
   // True when both handles are the same tensor object (same view of the same storage).
-  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  bool is_same(const Tensor& other) const { return ptr() == other.ptr(); }
   // An address identifying the tensor object (equal iff is_same); null when undefined.
-  const void* identity() const { return impl_.get(); }
+  const void* identity() const { return ptr(); }
   // True when the two tensors' memory ranges overlap.
   bool shares_storage_with(const Tensor& other) const;
 
@@ -163,25 +197,64 @@ class TILEOPS_API Tensor {
 
  private:
   struct Impl;
-  explicit Tensor(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  // Takes a new, filled Impl (and its one reference) and sets its derived fields.
+  explicit Tensor(std::unique_ptr<Impl> impl);
   const Impl& impl() const;
+  Impl* ptr() const noexcept { return reinterpret_cast<Impl*>(bits_ & ~kBorrowed); }
+  void retain() const noexcept;
+  void release() noexcept;
   [[noreturn]] static void throw_undefined();
-  std::shared_ptr<Impl> impl_;
+
+  // The Impl's address, its low bit set when the handle is borrowed (holds no reference).
+  static constexpr std::uintptr_t kBorrowed = 1;
+  std::uintptr_t bits_ = 0;
 };
 
 // Defined here so that the accessors and checks every op call uses inline.
 struct Tensor::Impl {
+  // User-provided, so that `new Impl()` does not zero the inline shape buffers first.
+  Impl() noexcept {}
+
+  // The handles that own this Impl. A copied Impl (a new view) starts with its own count of 1.
+  struct RefCount {
+    std::atomic<std::int64_t> n{1};
+    RefCount() = default;
+    RefCount(const RefCount&) noexcept {}
+    RefCount& operator=(const RefCount&) = delete;
+  };
+  RefCount refs;
   std::shared_ptr<Storage> storage;
   Shape shape;
   Strides strides;
   std::int64_t offset = 0;
   DType dtype = DType::float32;
   Device device = Device::cpu();
+  // Derived from the fields above when the tensor is made (they never change after that).
+  bool contiguous = true;
+  std::size_t facts_hash = 0;
 };
 
 inline const Tensor::Impl& Tensor::impl() const {
-  if (impl_ == nullptr) throw_undefined();
-  return *impl_;
+  Impl* p = ptr();
+  if (p == nullptr) throw_undefined();
+  return *p;
+}
+
+inline void Tensor::retain() const noexcept {
+  if (bits_ != 0) ptr()->refs.n.fetch_add(1, std::memory_order_relaxed);
+}
+
+inline void Tensor::release() noexcept {
+  if (bits_ == 0 || is_borrowed()) return;
+  // acq_rel: the last owner's delete happens after every other owner's last use.
+  if (ptr()->refs.n.fetch_sub(1, std::memory_order_acq_rel) == 1) delete ptr();
+  bits_ = 0;
+}
+
+inline void* Tensor::data_ptr() const {
+  const Impl& i = impl();
+  if (!i.storage || i.storage->data() == nullptr) return nullptr;
+  return static_cast<std::byte*>(i.storage->data()) + i.offset * static_cast<std::int64_t>(dtype_size(i.dtype));
 }
 
 inline const Shape& Tensor::shape() const { return impl().shape; }
@@ -191,17 +264,8 @@ inline DType Tensor::dtype() const { return impl().dtype; }
 inline const Device& Tensor::device() const { return impl().device; }
 inline std::int64_t Tensor::numel() const { return shape_numel(impl().shape); }
 
-inline bool Tensor::is_contiguous() const {
-  const Impl& i = impl();
-  std::int64_t expected = 1;
-  for (std::size_t d = i.shape.size(); d-- > 0;) {
-    if (i.shape[d] == 1) continue;
-    if (i.shape[d] == 0) return true;
-    if (i.strides[d] != expected) return false;
-    expected *= i.shape[d];
-  }
-  return true;
-}
+inline bool Tensor::is_contiguous() const { return impl().contiguous; }
+inline std::size_t Tensor::facts_hash() const { return impl().facts_hash; }
 
 inline bool Tensor::shares_storage_with(const Tensor& other) const {
   if (!defined() || !other.defined()) return false;

@@ -33,13 +33,7 @@ bool same_facts(const TensorFacts& a, const TensorFacts& b) {
          (!a.defined || (a.contiguous == b.contiguous && a.dtype == b.dtype && a.device == b.device && a.shape == b.shape));
 }
 
-std::size_t tensor_hash(const Tensor& x) {
-  if (!x.defined()) return 0x9e37;
-  std::size_t h = hash_combine(cache_key_hash(x.dtype()), std::hash<Device>{}(x.device()));
-  h = hash_combine(h, x.is_contiguous() ? 1 : 2);
-  for (std::int64_t d : x.shape()) h = hash_combine(h, static_cast<std::size_t>(d));
-  return h;
-}
+std::size_t tensor_hash(const Tensor& x) { return x.defined() ? x.facts_hash() : 0x9e37; }
 
 // Bucket and clock storage grow with use up to these, not with the configured bound: a bound
 // of a million must not cost every instance megabytes before its first call.

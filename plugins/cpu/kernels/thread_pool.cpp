@@ -207,9 +207,13 @@ void run_tasks(int64_t tasks, FunctionRef<void(int64_t)> task) { pool().run(task
 
 void parallel_for(int64_t count, int64_t item_bytes, FunctionRef<void(int64_t, int64_t)> body) {
   if (count <= 0) return;
-  const int64_t threads = thread_count();
   const int64_t total = saturating_product(count, std::max<int64_t>(item_bytes, 1));
-  if (threads == 1 || count == 1 || total < kMinParallelBytes) {
+  if (count == 1 || total < kMinParallelBytes) {
+    body(0, count);
+    return;
+  }
+  const int64_t threads = thread_count();
+  if (threads == 1) {
     body(0, count);
     return;
   }
@@ -224,8 +228,12 @@ void parallel_for(int64_t count, int64_t item_bytes, FunctionRef<void(int64_t, i
 void parallel_for_2d(int64_t rows, int64_t cols, int64_t elem_bytes, int64_t align,
                      FunctionRef<void(int64_t, int64_t, int64_t, int64_t)> body) {
   if (rows <= 0 || cols <= 0) return;
-  const int64_t threads = thread_count();
   const int64_t row_bytes = saturating_product(cols, elem_bytes);
+  if (saturating_product(rows, row_bytes) < kMinParallelBytes) {  // one thread finishes it sooner
+    body(0, rows, 0, cols);
+    return;
+  }
+  const int64_t threads = thread_count();
   const int64_t wanted = threads * kTasksPerThread;
   if (rows >= wanted || saturating_product(rows, row_bytes) < kMinParallelBytes) {
     parallel_for(rows, row_bytes, [&](int64_t r0, int64_t r1) { body(r0, r1, 0, cols); });

@@ -38,7 +38,7 @@
 
 // The plugin ABI this header describes. Bumped whenever a change to a public tileops type or
 // entry point breaks plugins built against an earlier header; CHANGELOG.md lists each version.
-#define TILEOPS_PLUGIN_ABI_VERSION 3
+#define TILEOPS_PLUGIN_ABI_VERSION 4
 
 // Status values of tileops_plugin_register.
 #define TILEOPS_PLUGIN_OK 0
