@@ -1,23 +1,14 @@
 // Tensor handles: owning and borrowed handles, and the facts a tensor derives when it is made.
 #include <doctest/doctest.h>
 
-#include <memory>
-
+#include "support/watched_tensor.hpp"
 #include "tileops/tensor.hpp"
 
 using namespace tileops;
 
 namespace {
 
-// A cpu tensor of four floats over memory whose release sets `*released`.
-Tensor watched(bool* released) {
-  auto* data = new float[4]{1, 2, 3, 4};
-  auto storage = std::make_shared<Storage>(data, 4 * sizeof(float), Device::cpu(), [released](void* p) {
-    delete[] static_cast<float*>(p);
-    *released = true;
-  });
-  return Tensor::from_storage(std::move(storage), {4}, {1}, 0, DType::float32);
-}
+Tensor watched(bool* released) { return test::watched_tensor(released, {1, 2, 3, 4}); }
 
 }  // namespace
 

@@ -2,11 +2,11 @@
 // returns or keeps of them must still own them once the caller's handles are gone.
 #include <doctest/doctest.h>
 
-#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
 
+#include "support/watched_tensor.hpp"
 #include "tileops/graph.hpp"
 #include "tileops/ops/elementwise.hpp"
 
@@ -14,14 +14,7 @@ using namespace tileops;
 
 namespace {
 
-Tensor watched(bool* released, float value) {
-  auto* data = new float[4]{value, -value, value, -value};
-  auto storage = std::make_shared<Storage>(data, 4 * sizeof(float), Device::cpu(), [released](void* p) {
-    delete[] static_cast<float*>(p);
-    *released = true;
-  });
-  return Tensor::from_storage(std::move(storage), {4}, {1}, 0, DType::float32);
-}
+Tensor watched(bool* released, float value) { return test::watched_tensor(released, {value, -value, value, -value}); }
 
 }  // namespace
 
