@@ -1,10 +1,10 @@
 // A standalone timing of the memory-bound kernels (elementwise.cu, row_norm.cu, softmax.cu and
 // batch_norm.cu compiled in, no plugin) on [16384, 4096] float16 against a copy of the same bytes,
 // each launched alone back to back: what the kernels reach without the op call around them, the
-// cost a stream-ordered allocation per call adds, the row kernels' block shapes and batch norm's
-// rows per thread and in flight side by side (the launchers' choice first); before them, the erf
-// form of GELU's error over every float16 input from -16 to 4. The figures behind the launchers'
-// choices. Built as bench/gpu/row_ops_harness by the CUDA build, or alone from the repository root:
+// cost a stream-ordered allocation per call adds, the flat kernels' block shapes at two sizes, the
+// row kernels' block shapes, batch norm's output pass at rows per thread and statistics pass at
+// split counts, and the launchers' whole batch norm; before them, GELU's erf form's error over
+// every float16 input from -16 to 4. The figures behind the launchers' choices. Built as bench/gpu/row_ops_harness by the CUDA build, or alone from the repository root:
 //   nvcc -std=c++20 -gencode=arch=compute_90a,code=sm_90a -O2 -I core/include
 //        -I <build>/core/include -I plugins/gpu_common/host bench/gpu/row_ops_harness.cu -o row_ops_harness
 #include <algorithm>
@@ -35,6 +35,41 @@ struct GeluErfPlain {
     return store_as<T>(0.5f * f * (1.0f + erff(f * 0.70710678118654752f)));
   }
 };
+
+// map_kernel with the packs per thread as a parameter; kStreaming loads and stores with the
+// evict-first hint (the data is read and written once).
+template <class T, int kVec, int kPerThread, class F, bool kStreaming = false>
+__global__ void map_variant(const T* x, T* out, std::int64_t numel, F f) {
+  using P = tileops::gpu::Pack<T, kVec>;
+  const std::int64_t packs = numel / kVec;
+  const std::int64_t tile = static_cast<std::int64_t>(blockDim.x) * kPerThread;
+  for (std::int64_t base = blockIdx.x * tile + threadIdx.x; base < packs; base += gridDim.x * tile) {
+    P in[kPerThread];
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
+      if (p < packs) {
+        if constexpr (kStreaming) {
+          const int4 raw = __ldcs(reinterpret_cast<const int4*>(x) + p);
+          in[k] = *reinterpret_cast<const P*>(&raw);
+        } else {
+          in[k] = tileops::gpu::load_pack<kVec>(x + p * kVec);
+        }
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
+      if (p >= packs) break;
+      const P o = tileops::gpu::map_pack(f, in[k]);
+      if constexpr (kStreaming) {
+        __stcs(reinterpret_cast<int4*>(out) + p, *reinterpret_cast<const int4*>(&o));
+      } else {
+        tileops::gpu::store_pack(out + p * kVec, o);
+      }
+    }
+  }
+}
 
 // map_kernel with the packs per thread as a parameter.
 template <class T, int kVec, int kPerThread, class F>
@@ -175,16 +210,55 @@ int main() {
     launch_relu({x, out, numel, DType::float16}, nullptr);
     cuda(cudaFreeAsync(out, nullptr), "free");
   });
+  row("relu, a 256-byte pool allocation and free per call beside it", [&] {
+    void* other = nullptr;
+    cuda(cudaMallocFromPoolAsync(&other, 256, pool, nullptr), "alloc");
+    launch_relu({x, y, numel, DType::float16}, nullptr);
+    cuda(cudaFreeAsync(other, nullptr), "free");
+  });
   row("gelu tanh", [&] { launch_gelu({x, y, numel, DType::float16, true}, nullptr); });
   row("gelu erf", [&] { launch_gelu({x, y, numel, DType::float16, false}, nullptr); });
-  row("gelu erf without the left-tail fix", [&] {
+  row("gelu erf bfloat16", [&] { launch_gelu({x, y, numel, DType::bfloat16, false}, nullptr); });
+  row("gelu erf, erff without a left tail (PyTorch's form)", [&] {
     harness::map_unrolled<f16, 8, 4><<<static_cast<unsigned>(ceil_div(numel / 8, 256 * 4)), 256>>>(
         xf, yf, numel, harness::GeluErfPlain{});
   });
 
+  // The elementwise kernel's shape: threads per block, packs per thread, cache hints; at the full
+  // size and at [2048, 4096] (16 MiB, which the L2 partly holds) against a copy of that size.
+  for (const std::int64_t count : {numel, numel / 8}) {
+    const std::string size = count == numel ? "" : ", 2048 rows";
+    const double copy_here = time_ms([&] {
+      cuda(cudaMemcpyAsync(y, x, static_cast<std::size_t>(count) * 2, cudaMemcpyDeviceToDevice), "copy");
+    });
+    const auto relu_shape = [&]<int kPer, bool kStreaming>(int threads) {
+      const double ms = time_ms([&] {
+        harness::map_variant<f16, 8, kPer, ReluOp, kStreaming>
+            <<<static_cast<unsigned>(ceil_div(count / 8, threads * kPer)), threads>>>(xf, yf, count, ReluOp{});
+      });
+      std::printf("| relu%s, %d threads, %d packs%s | %.4f | %.0f%% of the same-size copy |\n", size.c_str(),
+                  threads, kPer, kStreaming ? ", evict-first" : "", ms, 100 * copy_here / ms);
+    };
+    relu_shape.template operator()<4, false>(256);
+    relu_shape.template operator()<4, true>(256);
+    relu_shape.template operator()<2, false>(256);
+    relu_shape.template operator()<1, false>(256);
+    relu_shape.template operator()<1, false>(128);
+    relu_shape.template operator()<2, false>(128);
+    relu_shape.template operator()<4, false>(128);
+    relu_shape.template operator()<8, false>(128);
+    relu_shape.template operator()<4, false>(512);
+    relu_shape.template operator()<2, true>(128);
+    relu_shape.template operator()<1, true>(128);
+  }
+
   const RowNormArgs norm{x, w, b, y, kRows, kN, 1e-5f, DType::float16};
   row("rms_norm (launcher)", [&] { launch_rms_norm(norm, nullptr); });
   row("layer_norm (launcher)", [&] { launch_layer_norm(norm, nullptr); });
+  RowNormArgs norm_bf16 = norm;
+  norm_bf16.dtype = DType::bfloat16;
+  row("layer_norm bfloat16 (launcher)", [&] { launch_layer_norm(norm_bf16, nullptr); });
+  row("softmax bfloat16 (launcher)", [&] { launch_softmax({x, y, kRows, kN, 1, DType::bfloat16}, nullptr); });
   row("softmax (launcher)", [&] { launch_softmax({x, y, kRows, kN, 1, DType::float16}, nullptr); });
 
   // Row kernels at other block shapes: packs per thread, rows per block, threads.
@@ -208,9 +282,8 @@ int main() {
   row("softmax packs 2 threads 256", [&] {
     softmax_rows_in_registers<f16, 8, 2><<<blocks_for(kRows, 1), 256>>>(xf, yf, kRows, kN);
   });
-
-  // Batch norm over [16384, 4096] as [n, channels]: the output pass at rows per thread and rows in
-  // flight, then the statistics pass at rows per split and rows in flight.
+  // Batch norm over [16384, 4096] as [n, channels]: the output pass at rows per thread, the
+  // statistics pass at split counts, then the launcher's whole op.
   std::vector<float> affine_host(static_cast<std::size_t>(kN) * 4);
   for (std::int64_t c = 0; c < kN; ++c) {
     affine_host[static_cast<std::size_t>(c) * 4 + 0] = 0.01f * static_cast<float>(c % 7);
@@ -225,27 +298,41 @@ int main() {
     const dim3 grid(static_cast<unsigned>(kN / 8 / 256), static_cast<unsigned>(ceil_div(kRows, rows_per_thread)));
     row("batch_norm output pass, " + std::to_string(rows_per_thread) + " rows per thread, " +
             std::to_string(kUnroll) + " in flight",
-        [&] { apply_channels_last<f16, 8, kUnroll><<<grid, 256>>>(xf, yf, kRows, kN, aff, rows_per_thread); });
+        [&] {
+          apply_channels_last<f16, 8, TrainedAffine, kUnroll>
+              <<<grid, 256>>>(xf, yf, kRows, kN, TrainedAffine{aff}, rows_per_thread);
+        });
   };
-  apply_shape.template operator()<4>(64);
-  apply_shape.template operator()<8>(64);
-  apply_shape.template operator()<4>(16);
+  apply_shape.template operator()<8>(8);
   apply_shape.template operator()<8>(16);
-  apply_shape.template operator()<4>(256);
+  apply_shape.template operator()<8>(32);
+  // The statistics pass at its split counts (the launcher takes 33 at this shape on 132 SMs), then
+  // the whole op as the launcher runs it.
   void* partial = nullptr;
-  cuda(cudaMalloc(&partial, static_cast<std::size_t>(kRows / 16) * kN * sizeof(Moments)), "malloc");
-  const auto moments_shape = [&]<int kUnroll>(std::int64_t chunk) {
-    const dim3 grid(static_cast<unsigned>(kN / 8 / 256), static_cast<unsigned>(kRows / chunk));
+  cuda(cudaMalloc(&partial, static_cast<std::size_t>(64) * kN * sizeof(Moments)), "malloc");
+  for (unsigned splits : {16u, 33u, 64u}) {
+    const dim3 grid(static_cast<unsigned>(kN / 8 / kChannelLanes), splits);
     const double ms = time_ms([&] {
-      moments_channels_last<f16, 8, kUnroll><<<grid, 256>>>(xf, static_cast<Moments*>(partial), kRows, kN, chunk);
+      moments_channels_last<f16, 8>
+          <<<grid, dim3(kChannelLanes, kRowLanes)>>>(xf, static_cast<Moments*>(partial), kRows, kN);
     });
     // A read-only pass: against half the copy's time (which reads and writes the bytes).
-    std::printf("| batch_norm statistics pass, %lld rows per split, %d in flight | %.4f | %.0f%% of a read |\n",
-                static_cast<long long>(chunk), kUnroll, ms, 100 * copy / 2 / ms);
-  };
-  moments_shape.template operator()<4>(64);
-  moments_shape.template operator()<8>(64);
-  moments_shape.template operator()<4>(16);
-  moments_shape.template operator()<8>(256);
+    std::printf("| batch_norm statistics pass, %u splits | %.4f | %.0f%% of a read |\n", splits, ms, 100 * copy / 2 / ms);
+  }
+  std::vector<float> stats_host(static_cast<std::size_t>(kN) * 6, 1.0f);
+  float* stats = nullptr;
+  cuda(cudaMalloc(&stats, stats_host.size() * 4), "malloc");
+  cuda(cudaMemcpy(stats, stats_host.data(), stats_host.size() * 4, cudaMemcpyHostToDevice), "upload");
+  int sms = 0;
+  cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "attribute");
+  BatchNormArgs bn{x, y, kRows, kN, 1, stats, stats + kN, stats + 2 * kN, stats + 3 * kN, stats + 4 * kN,
+                   stats + 5 * kN, 1e-5, 0.0, DType::float16, sms};
+  void* workspace = nullptr;
+  cuda(cudaMalloc(&workspace, batch_norm_training_workspace_bytes(bn)), "malloc");
+  row("batch_norm inference (launcher)", [&] { launch_batch_norm(bn, false, nullptr, nullptr); });
+  // Two transfers of x in and one out at best, against the copy's one in and one out.
+  const double train = time_ms([&] { launch_batch_norm(bn, true, workspace, nullptr); });
+  std::printf("| batch_norm training (launcher) | %.4f | %.0f%% (three transfers: %.0f%%) |\n", train,
+              100 * copy / train, 150 * copy / train);
   return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -242,6 +243,51 @@ TEST_CASE("GPU: gelu keeps NaN and signed zeros and gives the limits at large an
   }
 }
 
+TEST_CASE("GPU: gelu (erf) of every 16-bit input from -16 to 4 is within 0.6 of the result's spacing") {
+  if (cuda_or_skip() == nullptr) return;
+  // The rule: relative accuracy holds also where the result is tiny (the left tail, where
+  // 1 + erf(x / sqrt 2) cancels), for both 16-bit formats. bfloat16 results below float's
+  // smallest normal number are flushed to zero and left out.
+  for (DType dt : {DType::float16, DType::bfloat16}) {
+    CAPTURE(dtype_name(dt));
+    const int mantissa = dt == DType::float16 ? 10 : 7;
+    const int min_exponent = dt == DType::float16 ? -14 : -126;
+    std::vector<double> x;
+    for (std::uint32_t bits = 0; bits < 0x10000; ++bits) {
+      double v;
+      if (dt == DType::bfloat16) {
+        float f;
+        const std::uint32_t wide = bits << 16;
+        std::memcpy(&f, &wide, sizeof f);
+        v = f;
+      } else {
+        const int exponent = static_cast<int>((bits >> 10) & 0x1f), fraction = static_cast<int>(bits & 0x3ff);
+        if (exponent == 0x1f) continue;
+        v = exponent == 0 ? std::ldexp(fraction, -24) : std::ldexp(1024 + fraction, exponent - 25);
+        if (bits & 0x8000) v = -v;
+      }
+      if (v >= -16.0 && v <= 4.0) x.push_back(v);
+    }
+    const std::int64_t n = static_cast<std::int64_t>(x.size());
+    GeluFwdOp op("none");
+    const std::vector<double> y = op(Tensor::from_doubles(x, {n}, dt).to(kGpu)).to(Device::cpu()).to_doubles();
+    double worst = 0.0, worst_at = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double exact = 0.5 * x[i] * std::erfc(-x[i] / std::sqrt(2.0));
+      if (dt == DType::bfloat16 && std::abs(exact) < std::ldexp(1.0, -126)) continue;
+      const double spacing =
+          std::ldexp(1.0, std::max(std::ilogb(std::max(std::abs(exact), 1e-300)), min_exponent) - mantissa);
+      const double err = std::abs(y[i] - exact) / spacing;
+      if (err > worst) {
+        worst = err;
+        worst_at = x[i];
+      }
+    }
+    CAPTURE(worst_at);
+    CHECK(worst < 0.6);
+  }
+}
+
 TEST_CASE("GPU: silu_and_mul, relu and alibi at sizes no vector width divides") {
   if (cuda_or_skip() == nullptr) return;
   for (DType dt : kFloats) {
@@ -416,7 +462,7 @@ TEST_CASE("GPU: batch norm trains and infers over channels-last and spatial layo
   if (cuda_or_skip() == nullptr) return;
   for (DType dt : kFloats) {
     for (const std::vector<std::int64_t>& shape :
-         {std::vector<std::int64_t>{513, 37}, {4, 37, 7, 7}, {2, 3, 1000}, {300, 64, 1}}) {
+         {std::vector<std::int64_t>{513, 37}, {4, 37, 7, 7}, {2, 3, 1000}, {300, 64, 1}, {140000, 8}}) {
       const std::int64_t c = shape[1];
       const Tensor running_var =
           Tensor::from_doubles(std::vector<double>(static_cast<std::size_t>(c), 0.75), {c}, DType::float32);

@@ -210,9 +210,11 @@ struct BatchNormArgs {
   DType dtype;  // float32, float16 or bfloat16
   int sm_count;
 };
-std::size_t batch_norm_workspace_bytes(const BatchNormArgs& args, bool training);
+// Device bytes the training pass needs as `workspace` (inference needs none).
+std::size_t batch_norm_training_workspace_bytes(const BatchNormArgs& args);
 // Training: batch statistics (accumulated in double), running statistics updated with the
-// unbiased variance, then y. Inference: y from the running statistics, read only.
+// unbiased variance, then y; `workspace` holds batch_norm_training_workspace_bytes(args). Inference:
+// y from the running statistics, read only; `workspace` is unused and may be null.
 void launch_batch_norm(const BatchNormArgs& args, bool training, void* workspace, void* stream);
 
 // d[i, j] = sum_p a[i, p] * b[j, p], accumulated in float, for contiguous a [m, k], b [n, k]

@@ -89,7 +89,7 @@ BatchNormTrainKernel::Result BatchNormTrainKernel::forward(const Tensor& x, cons
                      call_.momentum,
                      call_.dtype,
                      sm_count_};
-  const Tensor scratch = workspace(batch_norm_workspace_bytes(args, true), x.device());
+  const Tensor scratch = workspace(batch_norm_training_workspace_bytes(args), x.device());
   launch_batch_norm(args, true, scratch.data_ptr(), stream_of(x));
   return r;
 }
@@ -115,8 +115,7 @@ Tensor BatchNormInferKernel::forward(const Tensor& x, const Tensor& running_mean
                      call_.momentum,
                      call_.dtype,
                      0};
-  const Tensor scratch = workspace(batch_norm_workspace_bytes(args, false), x.device());
-  launch_batch_norm(args, false, scratch.data_ptr(), stream_of(x));
+  launch_batch_norm(args, false, nullptr, stream_of(x));
   return y;
 }
 

@@ -1,9 +1,9 @@
 // Batch normalization of x viewed as [n, channels, inner]. Training: per-channel sums and sums
 // of squares in double (split across blocks where the channels alone would leave the device
-// idle, combined in split order), then one thread per channel turns them into the batch
-// statistics, the running-statistics update and the channel's affine map. Inference builds
-// the affine map from the running statistics. Either way a last pass writes
-// y = (x - mean) * scale + bias.
+// idle), then a pass that combines the splits into the batch statistics, the running-statistics
+// update and each channel's affine map, then the output pass y = (x - mean) * scale + bias.
+// Inference is the output pass alone, each thread deriving its channels' affine maps from the
+// running statistics.
 #include "../host/launchers.hpp"
 #include "launch.cuh"
 
@@ -30,6 +30,11 @@ struct alignas(16) ChannelAffine {
   float unused;
 };
 
+// Plain sums of x and x * x from sums of d = x - shift and d * d over `count` values.
+__device__ __forceinline__ Moments unshift(double shift, double sum, double squares, double count) {
+  return {sum + count * shift, squares + 2.0 * shift * sum + count * shift * shift};
+}
+
 // Sums of d = x - shift and of d * d in float, with the shift the first value a thread reads
 // (close to the values that follow, so that squares of large means do not swamp the
 // variance), turned into plain sums of x and x * x in double before anything is combined.
@@ -45,52 +50,94 @@ struct ShiftedMoments {
     squares += d * d;
     ++count;
   }
-  __device__ Moments plain() const {
-    const double n = static_cast<double>(count), s = shift;
-    return {sum + n * s, squares + 2.0 * s * sum + n * s * s};
-  }
+  __device__ Moments plain() const { return unshift(shift, sum, squares, static_cast<double>(count)); }
 };
 
-// x is [n, channels] (inner == 1): one thread per group of kVec adjacent channels walks its
-// chunk of the batch, kUnroll rows at a time.
+// The channels-last statistics pass: a block is kChannelLanes groups of kVec adjacent channels
+// (a warp reads 32 consecutive 16-byte packs of a row) by kRowLanes row lanes. With one row lane
+// per block, 4096 float16 channels made 2 blocks per split, and the pass read at 47-69% of the
+// copy rate on the H200 for want of blocks.
+constexpr int kChannelLanes = 32;
+constexpr int kRowLanes = 8;
+constexpr int kLaneThreads = kChannelLanes * kRowLanes;
+// Rows a lane sums in float before it adds them into its double sums.
+constexpr std::int64_t kFoldRows = 256;
+
+// x is [n, channels] (inner == 1): writes partial[blockIdx.y, c] for the channels of its block.
+// The rows are dealt round-robin to the gridDim.y * kRowLanes lanes of the splits, so that the
+// whole grid reads the rows from the first to the last and the last ones are what it leaves in
+// L2 for the output pass. Each lane shifts by the first value it reads.
 template <class T, int kVec, int kUnroll = kRowsInFlight>
-__global__ void moments_channels_last(const T* __restrict__ x, Moments* __restrict__ partial, std::int64_t n,
-                                      std::int64_t channels, std::int64_t chunk) {
+__global__ void __launch_bounds__(kLaneThreads)
+    moments_channels_last(const T* __restrict__ x, Moments* __restrict__ partial, std::int64_t n,
+                          std::int64_t channels) {
+  __shared__ Moments lanes[kRowLanes][kChannelLanes * kVec];
   const std::int64_t groups = channels / kVec;
-  const std::int64_t begin = blockIdx.y * chunk;
-  const std::int64_t end = begin + chunk < n ? begin + chunk : n;
-  for (std::int64_t g = global_thread(); g < groups; g += grid_threads()) {
-    // The chunk's first row is every channel's shift (the plan gives every chunk a row).
-    const Pack<T, kVec> first = load_pack<kVec>(x + begin * channels + g * kVec);
-    float shift[kVec], sum[kVec], squares[kVec];
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.y) * kRowLanes + threadIdx.y;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.y) * kRowLanes;
+  for (std::int64_t tile = blockIdx.x; tile * kChannelLanes < groups; tile += gridDim.x) {
+    const std::int64_t g = tile * kChannelLanes + threadIdx.x;
+    // The lane's double sums live in its own slots of `lanes`, which keeps them out of registers.
+    Moments* mine = &lanes[threadIdx.y][threadIdx.x * kVec];
+    float shift[kVec];
 #pragma unroll
     for (int k = 0; k < kVec; ++k) {
-      shift[k] = to_float(first.v[k]);
-      sum[k] = squares[k] = 0.0f;
+      shift[k] = 0.0f;
+      mine[k] = Moments{0.0, 0.0};
     }
-    for (std::int64_t r = begin + 1; r < end; r += kUnroll) {
-      Pack<T, kVec> in[kUnroll];
+    std::int64_t count = 0;
+    if (g < groups && first < n) {
+      const Pack<T, kVec> head = load_pack<kVec>(x + first * channels + g * kVec);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        if (r + u < end) in[u] = load_pack<kVec>(x + (r + u) * channels + g * kVec);
-      }
+      for (int k = 0; k < kVec; ++k) shift[k] = to_float(head.v[k]);
+      count = (n - first + stride - 1) / stride;
+      for (std::int64_t fold = first + stride; fold < n; fold += stride * kFoldRows) {
+        const std::int64_t fold_end = fold + stride * kFoldRows < n ? fold + stride * kFoldRows : n;
+        float s[kVec], q[kVec];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        if (r + u < end) {
+        for (int k = 0; k < kVec; ++k) s[k] = q[k] = 0.0f;
+        for (std::int64_t r = fold; r < fold_end; r += stride * kUnroll) {
+          Pack<T, kVec> in[kUnroll];
 #pragma unroll
-          for (int k = 0; k < kVec; ++k) {
-            const float d = to_float(in[u].v[k]) - shift[k];
-            sum[k] += d;
-            squares[k] += d * d;
+          for (int u = 0; u < kUnroll; ++u) {
+            if (r + u * stride < fold_end) in[u] = load_pack<kVec>(x + (r + u * stride) * channels + g * kVec);
           }
+#pragma unroll
+          for (int u = 0; u < kUnroll; ++u) {
+            if (r + u * stride < fold_end) {
+#pragma unroll
+              for (int k = 0; k < kVec; ++k) {
+                const float d = to_float(in[u].v[k]) - shift[k];
+                s[k] += d;
+                q[k] += d * d;
+              }
+            }
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+          mine[k].sum += s[k];
+          mine[k].squares += q[k];
         }
       }
     }
 #pragma unroll
-    for (int k = 0; k < kVec; ++k) {
-      const ShiftedMoments m{shift[k], sum[k], squares[k], end - begin};
-      partial[blockIdx.y * channels + g * kVec + k] = m.plain();
+    for (int k = 0; k < kVec; ++k) mine[k] = unshift(shift[k], mine[k].sum, mine[k].squares, static_cast<double>(count));
+    __syncthreads();
+    const int thread = threadIdx.y * kChannelLanes + threadIdx.x;
+    for (int column = thread; column < kChannelLanes * kVec; column += kLaneThreads) {
+      const std::int64_t c = tile * kChannelLanes * kVec + column;
+      if (c < groups * kVec) {
+        Moments m{0.0, 0.0};
+#pragma unroll
+        for (int lane = 0; lane < kRowLanes; ++lane) {
+          m.sum += lanes[lane][column].sum;
+          m.squares += lanes[lane][column].squares;
+        }
+        partial[blockIdx.y * channels + c] = m;
+      }
     }
+    __syncthreads();
   }
 }
 
@@ -126,40 +173,67 @@ __global__ void moments_rows(const T* __restrict__ x, Moments* __restrict__ part
   }
 }
 
-__global__ void finish_training(const Moments* __restrict__ partial, std::int64_t splits, std::int64_t channels,
-                                double count, const float* __restrict__ weight, const float* __restrict__ bias,
-                                float* __restrict__ running_mean, float* __restrict__ running_var,
-                                float* __restrict__ batch_mean, float* __restrict__ batch_rstd, double eps,
-                                double momentum, ChannelAffine* __restrict__ affine) {
-  for (std::int64_t c = global_thread(); c < channels; c += grid_threads()) {
-    double sum = 0.0, squares = 0.0;
-    for (std::int64_t s = 0; s < splits; ++s) {
-      sum += partial[s * channels + c].sum;
-      squares += partial[s * channels + c].squares;
+// Combines the splits' sums into each channel's statistics: a block is kChannelLanes channels by
+// kRowLanes lanes that take every kRowLanes-th split, summed in lane order.
+__global__ void __launch_bounds__(kLaneThreads)
+    finish_training(const Moments* __restrict__ partial, std::int64_t splits, std::int64_t channels, double count,
+                    const float* __restrict__ weight, const float* __restrict__ bias,
+                    float* __restrict__ running_mean, float* __restrict__ running_var,
+                    float* __restrict__ batch_mean, float* __restrict__ batch_rstd, double eps, double momentum,
+                    ChannelAffine* __restrict__ affine) {
+  __shared__ Moments lanes[kRowLanes][kChannelLanes];
+  for (std::int64_t tile = blockIdx.x; tile * kChannelLanes < channels; tile += gridDim.x) {
+    const std::int64_t c = tile * kChannelLanes + threadIdx.x;
+    Moments mine{0.0, 0.0};
+    if (c < channels) {
+      for (std::int64_t s = threadIdx.y; s < splits; s += kRowLanes) {
+        mine.sum += partial[s * channels + c].sum;
+        mine.squares += partial[s * channels + c].squares;
+      }
     }
-    const double mean = sum / count;
-    const double var = fmax(squares / count - mean * mean, 0.0);
-    const double rstd = 1.0 / sqrt(var + eps);
-    running_mean[c] = static_cast<float>((1.0 - momentum) * running_mean[c] + momentum * mean);
-    running_var[c] = static_cast<float>((1.0 - momentum) * running_var[c] + momentum * var * count / (count - 1.0));
-    batch_mean[c] = static_cast<float>(mean);
-    batch_rstd[c] = static_cast<float>(rstd);
-    const double scale = weight != nullptr ? rstd * weight[c] : rstd;
-    affine[c] =
-        ChannelAffine{static_cast<float>(mean), static_cast<float>(scale), bias != nullptr ? bias[c] : 0.0f, 0.0f};
+    lanes[threadIdx.y][threadIdx.x] = mine;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < channels) {
+      double sum = 0.0, squares = 0.0;
+#pragma unroll
+      for (int lane = 0; lane < kRowLanes; ++lane) {
+        sum += lanes[lane][threadIdx.x].sum;
+        squares += lanes[lane][threadIdx.x].squares;
+      }
+      const double mean = sum / count;
+      const double var = fmax(squares / count - mean * mean, 0.0);
+      const double rstd = 1.0 / sqrt(var + eps);
+      running_mean[c] = static_cast<float>((1.0 - momentum) * running_mean[c] + momentum * mean);
+      running_var[c] =
+          static_cast<float>((1.0 - momentum) * running_var[c] + momentum * var * count / (count - 1.0));
+      batch_mean[c] = static_cast<float>(mean);
+      batch_rstd[c] = static_cast<float>(rstd);
+      const double scale = weight != nullptr ? rstd * weight[c] : rstd;
+      affine[c] =
+          ChannelAffine{static_cast<float>(mean), static_cast<float>(scale), bias != nullptr ? bias[c] : 0.0f, 0.0f};
+    }
+    __syncthreads();
   }
 }
 
-__global__ void affine_from_running(std::int64_t channels, const float* __restrict__ weight,
-                                    const float* __restrict__ bias, const float* __restrict__ running_mean,
-                                    const float* __restrict__ running_var, double eps,
-                                    ChannelAffine* __restrict__ affine) {
-  for (std::int64_t c = global_thread(); c < channels; c += grid_threads()) {
+// Where the output pass takes each channel's affine map: the training pass's, or derived from the
+// running statistics (inference) by each thread for its own channels, which saves a launch.
+struct TrainedAffine {
+  const ChannelAffine* affine;
+  __device__ ChannelAffine operator()(std::int64_t c) const { return affine[c]; }
+};
+struct RunningAffine {
+  const float* weight;
+  const float* bias;
+  const float* running_mean;
+  const float* running_var;
+  double eps;
+  __device__ ChannelAffine operator()(std::int64_t c) const {
     const double rstd = 1.0 / sqrt(static_cast<double>(running_var[c]) + eps);
     const double scale = weight != nullptr ? rstd * weight[c] : rstd;
-    affine[c] = ChannelAffine{running_mean[c], static_cast<float>(scale), bias != nullptr ? bias[c] : 0.0f, 0.0f};
+    return ChannelAffine{running_mean[c], static_cast<float>(scale), bias != nullptr ? bias[c] : 0.0f, 0.0f};
   }
-}
+};
 
 template <class T>
 __device__ __forceinline__ T apply(T v, const ChannelAffine& a) {
@@ -172,16 +246,19 @@ constexpr int kRowsPerThread = 16;
 
 // inner == 1: x walks packs of channels, whose affine maps a thread keeps in registers for
 // rows_per_thread rows, loading kUnroll rows before it writes any; blockIdx.y walks tiles of
-// such rows.
-template <class T, int kVec, int kUnroll = kRowsInFlight>
+// such rows from the last back, because the statistics pass read the last rows last: in training
+// they are the part of x still in L2.
+template <class T, int kVec, class Affine, int kUnroll = kRowsInFlight>
 __global__ void apply_channels_last(const T* __restrict__ x, T* __restrict__ y, std::int64_t n, std::int64_t channels,
-                                    const ChannelAffine* __restrict__ affine, std::int64_t rows_per_thread) {
+                                    Affine affine, std::int64_t rows_per_thread) {
   const std::int64_t packs = channels / kVec;
+  const std::int64_t tiles = (n + rows_per_thread - 1) / rows_per_thread;
   for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
     ChannelAffine a[kVec];
 #pragma unroll
-    for (int k = 0; k < kVec; ++k) a[k] = affine[p * kVec + k];
-    for (std::int64_t r0 = blockIdx.y * rows_per_thread; r0 < n; r0 += gridDim.y * rows_per_thread) {
+    for (int k = 0; k < kVec; ++k) a[k] = affine(p * kVec + k);
+    for (std::int64_t tile = blockIdx.y; tile < tiles; tile += gridDim.y) {
+      const std::int64_t r0 = (tiles - 1 - tile) * rows_per_thread;
       const std::int64_t r1 = r0 + rows_per_thread < n ? r0 + rows_per_thread : n;
       for (std::int64_t r = r0; r < r1; r += kUnroll) {
         Pack<T, kVec> in[kUnroll];
@@ -203,12 +280,12 @@ __global__ void apply_channels_last(const T* __restrict__ x, T* __restrict__ y, 
 }
 
 // inner > 1: blockIdx.y walks the (batch, channel) runs, x walks packs of a run.
-template <class T, int kVec>
+template <class T, int kVec, class Affine>
 __global__ void apply_rows(const T* __restrict__ x, T* __restrict__ y, std::int64_t runs, std::int64_t channels,
-                           std::int64_t inner, const ChannelAffine* __restrict__ affine) {
+                           std::int64_t inner, Affine affine) {
   const std::int64_t packs = inner / kVec;
   for (std::int64_t run = blockIdx.y; run < runs; run += gridDim.y) {
-    const ChannelAffine a = affine[run % channels];
+    const ChannelAffine a = affine(run % channels);
     for (std::int64_t p = global_thread(); p < packs; p += grid_threads()) {
       const Pack<T, kVec> in = load_pack<kVec>(x + run * inner + p * kVec);
       Pack<T, kVec> out;
@@ -230,12 +307,15 @@ BatchNormPlan plan_batch_norm(const BatchNormArgs& a) {
   const std::int64_t wide = static_cast<std::int64_t>(16 / dtype_size(a.dtype));
   const std::int64_t along = a.inner == 1 ? a.channels : a.inner;
   if (along % wide == 0 && aligned16(a.x) && aligned16(a.y)) p.vec = static_cast<int>(wide);
+  // About four blocks per multiprocessor. For the channels-last statistics pass alone, one wave
+  // (two 256-thread blocks per multiprocessor, for their registers) reads faster: at [16384, 4096]
+  // float16 on the H200, 16 splits read at 84% of the copy rate, 33 at 72%. But the whole training
+  // op then took 0.132 ms instead of 0.123 ms, its output pass slower after the one-wave pass.
   const std::int64_t busy = 4 * std::max(a.sm_count, 1);
-  const std::int64_t blocks = a.inner == 1 ? ceil_div(a.channels / p.vec, kBatchNormThreads) : a.channels;
+  const std::int64_t blocks = a.inner == 1 ? ceil_div(a.channels / p.vec, kChannelLanes) : a.channels;
   const std::int64_t min_rows = a.inner == 1 ? 64 : ceil_div(4096, a.inner);
-  // Channels-last splits are also capped at 64: more write more partial sums than they save. At
-  // [16384, 4096] float16 on the H200, 64 splits of 256 rows (4 MiB of partial sums) read at 68% of
-  // the copy rate, 256 splits of 64 rows (16 MiB) at 50%.
+  // Channels-last splits are also capped at 64: more write more partial sums than they save (at
+  // [16384, 4096] float16, 64 splits are 4 MiB of them).
   const std::int64_t max_splits = a.inner == 1 ? std::min<std::int64_t>(ceil_div(a.n, min_rows), 64)
                                                : ceil_div(a.n, min_rows);
   if (blocks < busy && a.n > 0) p.splits = std::clamp<std::int64_t>(ceil_div(busy, blocks), 1, max_splits);
@@ -249,28 +329,10 @@ std::size_t affine_bytes(const BatchNormArgs& a) {
   return static_cast<std::size_t>(a.channels) * sizeof(ChannelAffine);
 }
 
-template <class T, int kVec>
-void run(const BatchNormArgs& a, const BatchNormPlan& p, bool training, void* workspace, NativeStream s) {
+template <class T, int kVec, class Affine>
+void apply(const BatchNormArgs& a, Affine affine, NativeStream s) {
   const auto* x = static_cast<const T*>(a.x);
   auto* y = static_cast<T*>(a.y);
-  auto* affine = static_cast<ChannelAffine*>(workspace);
-  const unsigned channel_blocks = blocks_for(a.channels, kBatchNormThreads);
-  if (training) {
-    auto* partial = reinterpret_cast<Moments*>(static_cast<char*>(workspace) + affine_bytes(a));
-    if (a.inner == 1) {
-      const dim3 grid(blocks_for(a.channels / kVec, kBatchNormThreads), static_cast<unsigned>(p.splits));
-      moments_channels_last<T, kVec><<<grid, kBatchNormThreads, 0, s>>>(x, partial, a.n, a.channels, p.chunk);
-    } else {
-      const dim3 grid(blocks_for(a.channels, 1), static_cast<unsigned>(p.splits));
-      moments_rows<T, kVec><<<grid, kBatchNormThreads, 0, s>>>(x, partial, a.n, a.channels, a.inner, p.chunk);
-    }
-    finish_training<<<channel_blocks, kBatchNormThreads, 0, s>>>(
-        partial, p.splits, a.channels, static_cast<double>(a.n) * static_cast<double>(a.inner), a.weight, a.bias,
-        a.running_mean, a.running_var, a.batch_mean, a.batch_rstd, a.eps, a.momentum, affine);
-  } else {
-    affine_from_running<<<channel_blocks, kBatchNormThreads, 0, s>>>(a.channels, a.weight, a.bias, a.running_mean,
-                                                                     a.running_var, a.eps, affine);
-  }
   const auto rows = [](std::int64_t r) { return static_cast<unsigned>(std::clamp<std::int64_t>(r, 1, 65535)); };
   if (a.inner == 1) {
     const dim3 grid(blocks_for(a.channels / kVec, kBatchNormThreads, 1 << 16), rows(ceil_div(a.n, kRowsPerThread)));
@@ -281,12 +343,33 @@ void run(const BatchNormArgs& a, const BatchNormPlan& p, bool training, void* wo
   }
 }
 
+template <class T, int kVec>
+void run(const BatchNormArgs& a, const BatchNormPlan& p, bool training, void* workspace, NativeStream s) {
+  if (!training) {
+    apply<T, kVec>(a, RunningAffine{a.weight, a.bias, a.running_mean, a.running_var, a.eps}, s);
+    return;
+  }
+  const auto* x = static_cast<const T*>(a.x);
+  auto* affine = static_cast<ChannelAffine*>(workspace);
+  auto* partial = reinterpret_cast<Moments*>(static_cast<char*>(workspace) + affine_bytes(a));
+  if (a.inner == 1) {
+    const dim3 grid(blocks_for(a.channels / kVec, kChannelLanes), static_cast<unsigned>(p.splits));
+    moments_channels_last<T, kVec>
+        <<<grid, dim3(kChannelLanes, kRowLanes), 0, s>>>(x, partial, a.n, a.channels);
+  } else {
+    const dim3 grid(blocks_for(a.channels, 1), static_cast<unsigned>(p.splits));
+    moments_rows<T, kVec><<<grid, kBatchNormThreads, 0, s>>>(x, partial, a.n, a.channels, a.inner, p.chunk);
+  }
+  finish_training<<<blocks_for(a.channels, kChannelLanes), dim3(kChannelLanes, kRowLanes), 0, s>>>(
+      partial, p.splits, a.channels, static_cast<double>(a.n) * static_cast<double>(a.inner), a.weight, a.bias,
+      a.running_mean, a.running_var, a.batch_mean, a.batch_rstd, a.eps, a.momentum, affine);
+  apply<T, kVec>(a, TrainedAffine{affine}, s);
+}
+
 }  // namespace
 
-std::size_t batch_norm_workspace_bytes(const BatchNormArgs& args, bool training) {
-  std::size_t bytes = affine_bytes(args);
-  if (training) bytes += static_cast<std::size_t>(plan_batch_norm(args).splits * args.channels) * sizeof(Moments);
-  return bytes;
+std::size_t batch_norm_training_workspace_bytes(const BatchNormArgs& args) {
+  return affine_bytes(args) + static_cast<std::size_t>(plan_batch_norm(args).splits * args.channels) * sizeof(Moments);
 }
 
 void launch_batch_norm(const BatchNormArgs& a, bool training, void* workspace, void* stream) {
