@@ -24,6 +24,7 @@ set(TILEOPS_GPU_KERNEL_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/kernels/strided_copy.cu)
 set(TILEOPS_GPU_HOST_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/host/attention_kernel_types.cpp
+  ${TILEOPS_GPU_COMMON_DIR}/host/block_cache.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/elementwise_kernel_types.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/embedding_kernel_type.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/fault_message.cpp

@@ -69,3 +69,27 @@ TEST_CASE("GPU: a stream guard makes a stream current for its lifetime only, per
   CHECK_THROWS_WITH_AS(StreamGuard(Device::parse("cuda:" + std::to_string(rt->device_count())), nullptr),
                        doctest::Contains("but the process sees"), ValueError);
 }
+
+TEST_CASE("GPU: a thread's next default-stream allocation of a size takes the block it freed there last") {
+  DeviceRuntime* rt = cuda_or_skip();
+  if (rt == nullptr) return;
+  // The rule of the per-thread block cache: a block freed on the default stream is handed out
+  // again, in stream order, to the same thread's next allocation of exactly its size there.
+  constexpr std::size_t kBytes = 3 << 20;
+  void* first = rt->allocate_async(kBytes, 0, nullptr);
+  void* other = rt->allocate_async(kBytes + 512, 0, nullptr);
+  rt->deallocate_async(first, kBytes, 0, nullptr);
+  rt->deallocate_async(other, kBytes + 512, 0, nullptr);
+  void* again = rt->allocate_async(kBytes, 0, nullptr);
+  CHECK(again == first);
+  // Tensors take the same path: an output freed and allocated again reuses its block.
+  const Device d = Device::parse("cuda:0");
+  const void* data = nullptr;
+  {
+    const Tensor t = Tensor::empty({1000, 3}, DType::float32, d);
+    data = t.data_ptr();
+  }
+  const Tensor u = Tensor::empty({1000, 3}, DType::float32, d);
+  CHECK(u.data_ptr() == data);
+  rt->deallocate_async(again, kBytes, 0, nullptr);
+}

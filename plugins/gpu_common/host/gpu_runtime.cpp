@@ -7,6 +7,7 @@
 #include <thread>
 #include <string>
 
+#include "block_cache.hpp"
 #include "errors.hpp"
 #include "fault_message.hpp"
 #include "launchers.hpp"
@@ -122,9 +123,17 @@ void GpuRuntime::deallocate(void* ptr, std::size_t nbytes, int index) noexcept {
 void* GpuRuntime::allocate_async(std::size_t nbytes, int index, void* stream) {
   check_index(index, "allocate");
   if (nbytes == 0) return nullptr;
+  if (stream == nullptr) {
+    if (void* kept = block_cache::take(nbytes, index)) return kept;
+  }
   DeviceState& s = state(index);
   void* p = nullptr;
-  const api::Error e = api::malloc_from_pool(&p, nbytes, s.pool, native(stream));
+  api::Error e = api::malloc_from_pool(&p, nbytes, s.pool, native(stream));
+  if (e == api::kOutOfMemory) {
+    api::clear_last_error();
+    block_cache::release(index);
+    e = api::malloc_from_pool(&p, nbytes, s.pool, native(stream));
+  }
   if (e != api::kSuccess) {
     api::clear_last_error();
     throw_status(e, "allocating " + std::to_string(nbytes) + " bytes on " + where(index));
@@ -132,8 +141,9 @@ void* GpuRuntime::allocate_async(std::size_t nbytes, int index, void* stream) {
   return p;
 }
 
-void GpuRuntime::deallocate_async(void* ptr, std::size_t, int index, void* stream) noexcept {
+void GpuRuntime::deallocate_async(void* ptr, std::size_t nbytes, int index, void* stream) noexcept {
   if (ptr == nullptr) return;
+  if (stream == nullptr && block_cache::keep(ptr, nbytes, index)) return;
   // Fails only once the process is tearing the runtime down, when nothing can use the memory.
   if (api::free_async(ptr, native(stream)) != api::kSuccess) api::clear_last_error();
 }

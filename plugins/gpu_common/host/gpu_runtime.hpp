@@ -2,7 +2,8 @@
 // one source for both vendors through vendor_api.hpp:
 // - memory comes from each device's stream-ordered pool (cudaMallocFromPoolAsync on the
 //   device's default pool, which keeps what it is given back), so that a warm call allocates
-//   without cudaMalloc and frees without waiting for the device;
+//   without cudaMalloc and frees without waiting for the device; on the default stream a thread
+//   first reuses the blocks it freed there itself (block_cache.hpp), without a pool operation;
 // - each thread has a current stream per device (set_current_stream, StreamGuard); kernels,
 //   allocations and copies go to it;
 // - copies to and from the host are ordered on the current stream and wait for that stream
