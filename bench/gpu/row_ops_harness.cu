@@ -35,62 +35,6 @@ struct GeluErfPlain {
     return store_as<T>(0.5f * f * (1.0f + erff(f * 0.70710678118654752f)));
   }
 };
-
-// map_kernel with the packs per thread as a parameter; kStreaming loads and stores with the
-// evict-first hint (the data is read and written once).
-template <class T, int kVec, int kPerThread, class F, bool kStreaming = false>
-__global__ void map_variant(const T* x, T* out, std::int64_t numel, F f) {
-  using P = tileops::gpu::Pack<T, kVec>;
-  const std::int64_t packs = numel / kVec;
-  const std::int64_t tile = static_cast<std::int64_t>(blockDim.x) * kPerThread;
-  for (std::int64_t base = blockIdx.x * tile + threadIdx.x; base < packs; base += gridDim.x * tile) {
-    P in[kPerThread];
-#pragma unroll
-    for (int k = 0; k < kPerThread; ++k) {
-      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
-      if (p < packs) {
-        if constexpr (kStreaming) {
-          const int4 raw = __ldcs(reinterpret_cast<const int4*>(x) + p);
-          in[k] = *reinterpret_cast<const P*>(&raw);
-        } else {
-          in[k] = tileops::gpu::load_pack<kVec>(x + p * kVec);
-        }
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < kPerThread; ++k) {
-      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
-      if (p >= packs) break;
-      const P o = tileops::gpu::map_pack(f, in[k]);
-      if constexpr (kStreaming) {
-        __stcs(reinterpret_cast<int4*>(out) + p, *reinterpret_cast<const int4*>(&o));
-      } else {
-        tileops::gpu::store_pack(out + p * kVec, o);
-      }
-    }
-  }
-}
-
-// map_kernel with the packs per thread as a parameter.
-template <class T, int kVec, int kPerThread, class F>
-__global__ void map_unrolled(const T* x, T* out, std::int64_t numel, F f) {
-  const std::int64_t packs = numel / kVec;
-  const std::int64_t tile = static_cast<std::int64_t>(blockDim.x) * kPerThread;
-  for (std::int64_t base = blockIdx.x * tile + threadIdx.x; base < packs; base += gridDim.x * tile) {
-    tileops::gpu::Pack<T, kVec> in[kPerThread];
-#pragma unroll
-    for (int k = 0; k < kPerThread; ++k) {
-      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
-      if (p < packs) in[k] = tileops::gpu::load_pack<kVec>(x + p * kVec);
-    }
-#pragma unroll
-    for (int k = 0; k < kPerThread; ++k) {
-      const std::int64_t p = base + k * static_cast<std::int64_t>(blockDim.x);
-      if (p >= packs) break;
-      tileops::gpu::store_pack(out + p * kVec, tileops::gpu::map_pack(f, in[k]));
-    }
-  }
-}
 }  // namespace harness
 
 namespace {
@@ -220,7 +164,7 @@ int main() {
   row("gelu erf", [&] { launch_gelu({x, y, numel, DType::float16, false}, nullptr); });
   row("gelu erf bfloat16", [&] { launch_gelu({x, y, numel, DType::bfloat16, false}, nullptr); });
   row("gelu erf, erff without a left tail (PyTorch's form)", [&] {
-    harness::map_unrolled<f16, 8, 4><<<static_cast<unsigned>(ceil_div(numel / 8, 256 * 4)), 256>>>(
+    map_kernel<f16, 8, 4, false><<<static_cast<unsigned>(ceil_div(numel / 8, 256 * 4)), 256>>>(
         xf, yf, numel, harness::GeluErfPlain{});
   });
 
@@ -233,7 +177,7 @@ int main() {
     });
     const auto relu_shape = [&]<int kPer, bool kStreaming>(int threads) {
       const double ms = time_ms([&] {
-        harness::map_variant<f16, 8, kPer, ReluOp, kStreaming>
+        map_kernel<f16, 8, kPer, kStreaming>
             <<<static_cast<unsigned>(ceil_div(count / 8, threads * kPer)), threads>>>(xf, yf, count, ReluOp{});
       });
       std::printf("| relu%s, %d threads, %d packs%s | %.4f | %.0f%% of the same-size copy |\n", size.c_str(),

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -14,6 +13,7 @@
 #include "support/workload_numerics.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
+#include "tileops/half.hpp"
 #include "tileops/ops/batch_norm.hpp"
 #include "tileops/ops/elementwise.hpp"
 #include "tileops/ops/embedding.hpp"
@@ -254,18 +254,8 @@ TEST_CASE("GPU: gelu (erf) of every 16-bit input from -16 to 4 is within 0.6 of 
     const int min_exponent = dt == DType::float16 ? -14 : -126;
     std::vector<double> x;
     for (std::uint32_t bits = 0; bits < 0x10000; ++bits) {
-      double v;
-      if (dt == DType::bfloat16) {
-        float f;
-        const std::uint32_t wide = bits << 16;
-        std::memcpy(&f, &wide, sizeof f);
-        v = f;
-      } else {
-        const int exponent = static_cast<int>((bits >> 10) & 0x1f), fraction = static_cast<int>(bits & 0x3ff);
-        if (exponent == 0x1f) continue;
-        v = exponent == 0 ? std::ldexp(fraction, -24) : std::ldexp(1024 + fraction, exponent - 25);
-        if (bits & 0x8000) v = -v;
-      }
+      const auto pattern = static_cast<std::uint16_t>(bits);
+      const double v = dt == DType::bfloat16 ? BFloat16::to_float(pattern) : Half::to_float(pattern);
       if (v >= -16.0 && v <= 4.0) x.push_back(v);
     }
     const std::int64_t n = static_cast<std::int64_t>(x.size());
