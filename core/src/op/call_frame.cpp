@@ -3,21 +3,16 @@
 #include <algorithm>
 
 namespace tileops {
-namespace {
-thread_local CallFrame* g_top = nullptr;
-}
 
-CallFrame::CallFrame(Op* o) : op(o), parent(g_top) { g_top = this; }
+CallFrame::CallFrame(Op* o, ThreadCalls& t) : op(o), thread(t), parent(t.top) { t.top = this; }
 
 CallFrame::~CallFrame() { pop(); }
 
 void CallFrame::pop() {
   if (popped_) return;
   popped_ = true;
-  g_top = parent;
+  thread.top = parent;
 }
-
-CallFrame* CallFrame::top() { return g_top; }
 
 void CallFrame::note_kernel(int index) {
   kernel = index;

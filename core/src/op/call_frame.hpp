@@ -1,4 +1,4 @@
-// The thread-local call stack: one frame per op call in progress on this thread. A finished
+// The call stack of a thread (ThreadCalls::top): one frame per op call in progress on it. A finished
 // call reports its record to the frame below it (the parent call), which files it under the
 // stage its sub-op is held at.
 #pragma once
@@ -9,6 +9,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include "op/entry_pool.hpp"
+#include "op/thread_calls.hpp"
 #include "tileops/signature.hpp"
 
 namespace tileops {
@@ -18,13 +19,14 @@ struct Binding;
 struct CachedCall;
 
 struct CallFrame {
-  explicit CallFrame(Op* op);
+  // Pushes a frame for a call of `op` onto `thread`'s stack (the calling thread's).
+  CallFrame(Op* op, ThreadCalls& thread);
   ~CallFrame();
   CallFrame(const CallFrame&) = delete;
   CallFrame& operator=(const CallFrame&) = delete;
 
-  // The innermost call in progress on this thread, or nullptr.
-  static CallFrame* top();
+  // The innermost call in progress on the calling thread, or nullptr.
+  static CallFrame* top() { return ThreadCalls::current().top; }
   // Removes this frame from the stack now (the destructor does it otherwise).
   void pop();
 
@@ -32,6 +34,7 @@ struct CallFrame {
   void report(const std::string& stage, SignatureCallPtr record);
 
   Op* op;
+  ThreadCalls& thread;
   CallFrame* parent;
   Binding* binding = nullptr;  // the binding this call runs under (set in step 4)
   const ParamMap* params = nullptr;  // the op's parameters on the call device (Op::call_params)

@@ -4,10 +4,6 @@
 
 namespace tileops {
 
-namespace detail {
-thread_local int t_device_captures = 0;
-}
-
 void refuse_in_capture(const std::string& who, const std::string& what) {
   throw RuntimeError(who + ": " + what +
                      " inside a device graph capture, where only cached kernels may run; make the same calls once "

@@ -6,19 +6,17 @@
 
 #include <string>
 
+#include "op/thread_calls.hpp"
+
 namespace tileops {
 
-namespace detail {
-extern thread_local int t_device_captures;
-}
-
-inline bool device_capture_active() { return detail::t_device_captures > 0; }
+inline bool device_capture_active() { return ThreadCalls::current().device_captures > 0; }
 
 // Marks the calling thread as recording for the scope's lifetime.
 class DeviceCaptureScope {
  public:
-  DeviceCaptureScope() { ++detail::t_device_captures; }
-  ~DeviceCaptureScope() { --detail::t_device_captures; }
+  DeviceCaptureScope() { ++ThreadCalls::current().device_captures; }
+  ~DeviceCaptureScope() { --ThreadCalls::current().device_captures; }
   DeviceCaptureScope(const DeviceCaptureScope&) = delete;
   DeviceCaptureScope& operator=(const DeviceCaptureScope&) = delete;
 };

@@ -2,21 +2,22 @@
 
 #include "op/graph_capture.hpp"
 #include "op/instance_registry.hpp"
+#include "op/thread_calls.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/op.hpp"
 
 namespace tileops {
 namespace {
-thread_local GraphCapture* g_active = nullptr;
-
 Tensor meta_twin(const Tensor& t) {
   return t.device().is_meta() ? t : Tensor::empty(t.shape(), t.dtype(), Device::meta());
 }
 }  // namespace
 
-GraphCapture::GraphCapture(Graph& graph) : graph_(graph), previous_(g_active) { g_active = this; }
-GraphCapture::~GraphCapture() { g_active = previous_; }
-GraphCapture* GraphCapture::active() { return g_active; }
+GraphCapture::GraphCapture(Graph& graph) : graph_(graph), previous_(ThreadCalls::current().graph_capture) {
+  ThreadCalls::current().graph_capture = this;
+}
+GraphCapture::~GraphCapture() { ThreadCalls::current().graph_capture = previous_; }
+GraphCapture* GraphCapture::active() { return ThreadCalls::current().graph_capture; }
 
 int GraphCapture::add_value(const Tensor& seen, const Tensor& meta, int source) {
   const int id = static_cast<int>(graph_.value_sources_.size());

@@ -64,8 +64,9 @@ struct __attribute__((visibility("hidden"))) Op::Impl {
   mutable std::shared_mutex delegates_mutex;
   std::vector<HeldDelegate> delegates;
 
-  // The seven steps (run_call.cpp); `effect_branch`, when given, receives the call's branch.
-  OpOutputs run_call(const CallArgs& args, int* effect_branch);
+  // The seven steps (run_call.cpp) on the calling thread's `thread`; `effect_branch`, when
+  // given, receives the call's branch.
+  OpOutputs run_call(const CallArgs& args, int* effect_branch, ThreadCalls& thread);
   // A call while a Graph is captured on this thread, on the meta twins of its tensors.
   GraphCapture::MetaCall capture_call(const CallArgs& meta_args);
   // The fake of a call on meta tensors: the signature check and the outputs it infers.
@@ -103,9 +104,9 @@ struct __attribute__((visibility("hidden"))) Op::Impl {
   // The stage `sub` is held under, as the plan's name of it, or nullptr when it is not held.
   const std::string* stage_of(const Op* sub) const;
 
-  void publish_last_call(SignatureCallPtr record) {
+  void publish_last_call(SignatureCallPtr record, ThreadCalls& thread) {
     const std::size_t stripe = last_calls.index();
-    last_calls[stripe].publish(std::move(record));
+    last_calls[stripe].publish(std::move(record), thread.spare_record());
     if (last_stripe.load(std::memory_order_relaxed) != static_cast<int>(stripe)) {
       last_stripe.store(static_cast<int>(stripe), std::memory_order_release);
     }

@@ -2,7 +2,7 @@
 // (every completed call publishes; last_call() reads).
 //
 // The slot points at a node that holds the record. A publisher swaps in a node of its own and
-// keeps the node it replaced for its next publication. A reader counts itself in `readers_`
+// keeps the node it replaced for its next publication, in a spare the caller holds per thread. A reader counts itself in `readers_`
 // while it copies the record out of the node it loaded; a publisher touches the node it
 // replaced only once no reader is counted in, so no node is rewritten under a reader. The
 // argument rests on the single total order of the seq_cst operations: a reader that loaded the
@@ -12,8 +12,14 @@
 
 #include <atomic>
 #include <memory>
+#include <utility>
 
 namespace tileops {
+
+template <class T>
+struct RecordNode {
+  std::shared_ptr<const T> value;
+};
 
 template <class T>
 class RecordSlot {
@@ -22,6 +28,8 @@ class RecordSlot {
   RecordSlot(const RecordSlot&) = delete;
   RecordSlot& operator=(const RecordSlot&) = delete;
   ~RecordSlot() { delete current_.load(std::memory_order_acquire); }
+
+  using Node = RecordNode<T>;
 
   // The record last published, or nullptr.
   std::shared_ptr<const T> load() const {
@@ -32,9 +40,11 @@ class RecordSlot {
     return copy;
   }
 
-  // Publishes `next`, dropping the slot's reference to the record it replaces.
-  void publish(std::shared_ptr<const T> next) {
-    std::unique_ptr<Node> node = std::move(spare_node_);
+  // Publishes `next`, dropping the slot's reference to the record it replaces. `spare` is the
+  // calling thread's own: a node from it is used when there is one, and the replaced node,
+  // emptied, is left in it.
+  void publish(std::shared_ptr<const T> next, Node*& spare) {
+    std::unique_ptr<Node> node(std::exchange(spare, nullptr));
     if (!node) node = std::make_unique<Node>();
     node->value = std::move(next);
     Node* replaced = current_.exchange(node.release(), std::memory_order_seq_cst);
@@ -45,17 +55,10 @@ class RecordSlot {
 #endif
     }
     replaced->value.reset();
-    spare_node_.reset(replaced);
+    spare = replaced;
   }
 
  private:
-  struct Node {
-    std::shared_ptr<const T> value;
-  };
-
-  // The node this thread's last publication replaced, empty and ready for its next one.
-  static inline thread_local std::unique_ptr<Node> spare_node_;
-
   std::atomic<Node*> current_{nullptr};
   mutable std::atomic<int> readers_{0};
 };

@@ -6,18 +6,19 @@
 
 namespace tileops {
 OpOutputs Op::call(const CallArgs& args) {
-  if (GraphCapture* capture = GraphCapture::active()) {
+  ThreadCalls& thread = ThreadCalls::current();
+  if (GraphCapture* capture = thread.graph_capture) {
     return capture->record(*this, args, [this](const CallArgs& meta) { return impl_->capture_call(meta); });
   }
-  return impl_->run_call(args, nullptr);
+  return impl_->run_call(args, nullptr, thread);
 }
 
-OpOutputs Op::run_call(const CallArgs& args) { return impl_->run_call(args, nullptr); }
+OpOutputs Op::run_call(const CallArgs& args) { return impl_->run_call(args, nullptr, ThreadCalls::current()); }
 
 GraphCapture::MetaCall Op::Impl::capture_call(const CallArgs& meta_args) {
   if (cls.has_boundary()) {
     int branch = 0;
-    OpOutputs outputs = run_call(meta_args, &branch);  // the fake: check, record, meta outputs
+    OpOutputs outputs = run_call(meta_args, &branch, ThreadCalls::current());  // the fake: check, record, meta outputs
     return {std::move(outputs), cls.compile_op_names().at(branch)};
   }
   const Binding* b = binding.load(std::memory_order_acquire);
@@ -32,8 +33,8 @@ OpOutputs Op::Impl::fake_outputs(const CallArgs& meta_args) const {
   return plan.make_outputs(check, meta_args);
 }
 
-OpOutputs Op::Impl::run_call(const CallArgs& args, int* effect_branch) {
-  CallFrame frame(&self);  // 1. open the call
+OpOutputs Op::Impl::run_call(const CallArgs& args, int* effect_branch, ThreadCalls& thread) {
+  CallFrame frame(&self, thread);  // 1. open the call
   Binding* current = binding.load(std::memory_order_acquire);
   CallCache::Stripe& stripe = current->calls.stripe();
   CallCache::Reader reader(current->calls, stripe);
@@ -102,9 +103,9 @@ OpOutputs Op::Impl::run_call(const CallArgs& args, int* effect_branch) {
   frame.pop();  // 7.2
   SignatureCallPtr published = std::move(record);
   if (parent == nullptr) {
-    publish_last_call(std::move(published));  // 7.3
+    publish_last_call(std::move(published), thread);  // 7.3
   } else {
-    publish_last_call(published);              // 7.3
+    publish_last_call(published, thread);              // 7.3
     report_to(*parent, std::move(published));  // 7.4
   }
   return outputs;
