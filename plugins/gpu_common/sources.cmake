@@ -21,7 +21,8 @@ set(TILEOPS_GPU_KERNEL_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/kernels/rope.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/row_norm.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/softmax.cu
-  ${TILEOPS_GPU_COMMON_DIR}/kernels/strided_copy.cu)
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/strided_copy.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/tiled_gemm.cu)
 set(TILEOPS_GPU_HOST_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/host/attention_kernel_types.cpp
   ${TILEOPS_GPU_COMMON_DIR}/host/block_cache.cpp

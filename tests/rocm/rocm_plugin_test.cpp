@@ -103,7 +103,7 @@ TEST_CASE("rocm plugin: loads without a failure and registers the hip runtime as
   CHECK_FALSE(rt->host_accessible());
 }
 
-TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU kernels serve, GEMM for decode rows only") {
+TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU kernels serve, GEMM as decode rows and tiles") {
   if (rocm_runtime_or_skip() == nullptr) return;
   const auto hip = keys_owned_by("rocm", kOps);
   const std::map<std::string, std::set<std::string>> expected{
@@ -117,7 +117,7 @@ TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU 
       {"AlibiFwdOp", {"hip_alibi"}},
       {"SumFwdOp", {"hip_sum"}},
       {"ProdFwdOp", {"hip_prod"}},
-      {"GemmFwdOp", {"hip_dot_rows_gemm"}},
+      {"GemmFwdOp", {"hip_dot_rows_gemm", "hip_tiled_gemm"}},
       {"MeanFwdOp", {"hip_mean"}},
       {"GeluAndMulFwdOp", {"hip_gelu_and_mul"}},
       {"FusedAddRMSNormFwdOp", {"hip_fused_add_rms_norm"}},
@@ -141,15 +141,20 @@ TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU 
     }
   }
   // The same shared sources serve both vendors: apart from cuBLASLt's GEMM and the Hopper prefill
-  // (wgmma), which are CUDA's own, the cuda plugin's keys are the hip ones under the other prefix.
+  // (wgmma), which are CUDA's own, and the tiled GEMM, which only hip registers (cuBLASLt serves
+  // CUDA), the cuda plugin's keys are the hip ones under the other prefix.
   if (TILEOPS_TEST_CUDA_PLUGIN) {
     const std::set<std::string> cuda_only{"cuda_cublaslt_gemm", "cuda_gqa_attention_sm90"};
+    const std::set<std::string> hip_only{"hip_tiled_gemm"};
     for (const auto& [op, keys] : keys_owned_by("cuda", kOps)) {
-      std::set<std::string> as_hip;
+      std::set<std::string> as_hip, shared;
       for (const std::string& key : keys) {
         if (!cuda_only.contains(key)) as_hip.insert("hip_" + key.substr(std::string("cuda_").size()));
       }
-      CHECK_MESSAGE(as_hip == (hip.count(op) ? hip.at(op) : std::set<std::string>{}), op);
+      for (const std::string& key : hip.count(op) ? hip.at(op) : std::set<std::string>{}) {
+        if (!hip_only.contains(key)) shared.insert(key);
+      }
+      CHECK_MESSAGE(as_hip == shared, op);
     }
   }
 }
@@ -196,7 +201,7 @@ TEST_CASE("rocm plugin: without an AMD GPU, an op call on hip tensors fails clea
   for (double v : y.to_doubles()) CHECK(v == doctest::Approx(1.0).epsilon(1e-5));
 }
 
-TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPUs none does, and GEMM serves decode rows only") {
+TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPUs none does, and GEMM takes the dot rows for decode, tiles otherwise") {
   if (rocm_runtime_or_skip() == nullptr) return;
   // The hip runtime stands aside for a test runtime reporting `arch` while dispatch is asked.
   struct HipArch {
@@ -238,9 +243,22 @@ TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPU
   CHECK(key_on(gemm, "gemm", product, 0x90a) == "hip_dot_rows_gemm");
   CHECK_THROWS_WITH_AS(key_on(gemm, "gemm", product, 0x942),
                        doctest::Contains("hip_dot_rows_gemm: supports archs [2314], not 2370"), ValueError);
+  // What the dot rows refuse, the tiled GEMM serves: more rows, any transposition.
   product.m = 64;
+  CHECK(key_on(gemm, "gemm", product, 0x90a) == "hip_tiled_gemm");
+  product.m = 2;
+  product.trans_a = true;
+  product.trans_b = false;
+  CHECK(key_on(gemm, "gemm", product, 0x90a) == "hip_tiled_gemm");
+  product.dtype = DType::int32;
+  CHECK_THROWS_WITH_AS(key_on(gemm, "gemm", product, 0x90a), doctest::Contains("hip_tiled_gemm: "), Error);
+  product.dtype = DType::float16;
+  product.m = std::int64_t{1} << 40;
+  product.n = std::int64_t{1} << 40;
   CHECK_THROWS_WITH_AS(key_on(gemm, "gemm", product, 0x90a),
-                       doctest::Contains("hip_dot_rows_gemm: serves at most 8 rows of a, not m = 64"), ValueError);
+                       doctest::Contains("hip_tiled_gemm: an operand of 2^60 or more elements at m = 1099511627776, "
+                                         "n = 1099511627776, k = 4096 overflows the kernel's 64-bit offsets"),
+                       ValueError);
 }
 
 TEST_CASE("the hip runtime's arch number is the gfx processor name read as hexadecimal") {

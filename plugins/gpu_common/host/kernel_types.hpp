@@ -140,14 +140,32 @@ using MeanKernel = ReduceKernel<Reduction::mean, ops::MeanFwdOp::Mean>;
 
 // GEMM of at most kMaxDotRows (8) rows of a, not transposed, against b stored [n, k]
 // (trans_b: linear-layer weights) in float32, float16 or bfloat16, reading b once: the decode
-// GEMM of a vendor without a library GEMM (hip). On CUDA cuBLASLt is preferred over it, as
-// it is faster at every decode shape measured (bench/results/gpu_block_h200_*.md), so there
-// it serves what cuBLASLt refuses, and the GPU tests run it directly: the source the hip
-// plugin runs is checked on real hardware.
+// GEMM of a vendor without a library GEMM (hip), preferred there over the tiled GEMM. On CUDA
+// cuBLASLt is preferred over it, as it is faster at every decode shape measured
+// (bench/results/gpu_block_h200_*.md), so there it serves what cuBLASLt refuses, and the GPU
+// tests run it directly: the source the hip plugin runs is checked on real hardware.
 class DotRowsGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<GpuKernel> {
  public:
+#if defined(TILEOPS_GPU_HIP)
+  static constexpr KeyList preferred_over{"hip_tiled_gemm"};
+#endif
   static std::optional<std::string> refusal(const Call& call);
   explicit DotRowsGemmKernel(const Call& call);
+  void forward(const Tensor& a, const Tensor& b, const Tensor& d) override;
+
+ private:
+  int sm_count_;
+};
+
+// GEMM for every shape and transposition in float32, float16 or bfloat16 (tiled_gemm.cu:
+// matrix cores on gfx908, gfx90a and gfx940, FMA elsewhere): the hip plugin's GEMM for what
+// the dot-rows kernel refuses. Registered on hip only: on CUDA cuBLASLt serves every GEMM,
+// and the GPU tests call launch_tiled_gemm directly. Refuses other dtypes and extents whose
+// offsets would overflow its index math (tiled_gemm_extent_refusal).
+class TiledGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<GpuKernel> {
+ public:
+  static std::optional<std::string> refusal(const Call& call);
+  explicit TiledGemmKernel(const Call& call);
   void forward(const Tensor& a, const Tensor& b, const Tensor& d) override;
 
  private:

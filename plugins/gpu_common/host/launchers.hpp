@@ -14,6 +14,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "tileops/dtype.hpp"
 
@@ -232,6 +234,38 @@ struct DotRowsArgs {
   int sm_count;  // multiprocessors of the device: how many rows of b each warp takes
 };
 void launch_dot_rows(const DotRowsArgs& args, void* stream);
+
+// d = op(a) · op(b) for every shape and transposition, accumulated in float: a contiguous
+// [m, k] ([k, m] when trans_a), b contiguous [k, n] ([n, k] when trans_b), d contiguous [m, n]
+// sharing no memory with a or b. Any alignment. k = 0 writes zeros; m = 0 or n = 0 launches
+// nothing. Throws ValueError for extents tiled_gemm_extent_refusal names.
+struct TiledGemmArgs {
+  const void* a;
+  const void* b;
+  void* d;
+  std::int64_t m;
+  std::int64_t n;
+  std::int64_t k;
+  bool trans_a;
+  bool trans_b;
+  DType dtype;   // float32, float16 or bfloat16
+  int sm_count;  // multiprocessors of the device: the tile size
+};
+void launch_tiled_gemm(const TiledGemmArgs& args, void* stream);
+
+// Why the tiled GEMM cannot take extents m, n, k, or nullopt: a negative extent, or an operand
+// of 2^60 elements or more, whose element offsets (plus a tile), or their byte addresses, could
+// overflow its 64-bit index math.
+inline std::optional<std::string> tiled_gemm_extent_refusal(std::int64_t m, std::int64_t n, std::int64_t k) {
+  const std::string extents = "m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k);
+  if (m < 0 || n < 0 || k < 0) return "negative extent: " + extents;
+  constexpr std::int64_t kLimit = std::int64_t{1} << 60;
+  const auto below = [](std::int64_t x, std::int64_t y) { return x == 0 || y < kLimit / x; };
+  if (!below(1, m) || !below(1, n) || !below(1, k) || !below(m, k) || !below(k, n) || !below(m, n)) {
+    return "an operand of 2^60 or more elements at " + extents + " overflows the kernel's 64-bit offsets";
+  }
+  return std::nullopt;
+}
 
 // dst[i] = src[i] over two strided views of `rank` axes of `shape` (strides in elements of
 // `element_size` bytes). Returns false, launching nothing, when the element size is not 1, 2,
