@@ -220,6 +220,32 @@ def block_suite(rows, copy):
             )
             del a, b
             torch.cuda.empty_cache()
+    prefill = [r for r in rows if r["kind"] == "prefill_kernel"]
+    prefill_keys = sorted({r["key"] for r in prefill})
+    if prefill:
+        lines += [
+            "",
+            "Prefill GEMM kernel types alone (built and called directly), TFLOP/s; the shared tiled GEMM is the "
+            "hip plugin's (its FMA path: a lower bound for AMD GPUs); torch.matmul(a, b.t()) on the same tensors:",
+            "",
+            "| m x n x k | dtype | " + " | ".join(prefill_keys) + " | torch | tiled / torch |",
+            "| --- | --- | " + " | ".join("---:" for _ in prefill_keys) + " | ---: | ---: |",
+        ]
+        shapes = sorted({(r["m"], r["n"], r["k"], r["dtype"]) for r in prefill}, key=lambda s: (s[3], s[1]))
+        for m, n, k, dtype in shapes:
+            mine = {r["key"]: r for r in prefill if (r["m"], r["n"], r["k"], r["dtype"]) == (m, n, k, dtype)}
+            a = fill((m, k), dtype, 7919, 1.0)
+            b = fill((n, k), dtype, 104729, 0.02)
+            torch_ms = time_calls(lambda i: torch.matmul(a, b.t()), 1)
+            flops = next(iter(mine.values()))["flops"]
+            cells = [f"{flops / (mine[key]['ms'] * 1e-3) / 1e12:.1f}" if key in mine else "-" for key in prefill_keys]
+            tiled = mine.get("cuda_tiled_gemm")
+            ratio = f"{torch_ms / tiled['ms']:.2f}" if tiled else "-"
+            lines.append(
+                f"| {m}x{n}x{k} | {dtype} | " + " | ".join(cells) + f" | {flops / (torch_ms * 1e-3) / 1e12:.1f} | {ratio} |"
+            )
+            del a, b
+            torch.cuda.empty_cache()
     lines += [
         "",
         "Llama-3.1-8B block (RMSNorm → SwiGLU MLP → residual add, hidden 4096, intermediate 14336), ms per block; "

@@ -74,14 +74,18 @@ void gemm_rows() {
   }
 }
 
-// Each cuda GEMM kernel type that takes the decode call, built and called directly (no
-// dispatch), on the stream of the calls above.
-void decode_kernel_rows() {
+// Each cuda GEMM kernel type that takes the call, built and called directly (no dispatch), on
+// the stream of the calls above: at the decode shapes, and at the prefill shapes, where the
+// shared tiled GEMM (the hip plugin's) runs against cuBLASLt.
+void kernel_rows() {
   struct Shape3 {
+    const char* kind;
     std::int64_t m, n, k;
   };
-  const Shape3 shapes[] = {{1, 28672, 4096}, {4, 28672, 4096}, {8, 28672, 4096},
-                           {1, 4096, 14336}, {4, 4096, 14336}, {8, 4096, 14336}};
+  const Shape3 shapes[] = {{"decode_kernel", 1, 28672, 4096}, {"decode_kernel", 4, 28672, 4096},
+                           {"decode_kernel", 8, 28672, 4096}, {"decode_kernel", 1, 4096, 14336},
+                           {"decode_kernel", 4, 4096, 14336}, {"decode_kernel", 8, 4096, 14336},
+                           {"prefill_kernel", 2048, 28672, 4096}, {"prefill_kernel", 2048, 4096, 14336}};
   for (DType dtype : {DType::bfloat16, DType::float16, DType::float32}) {
     for (const Shape3& s : shapes) {
       const Tensor a = fill({s.m, s.k}, dtype, 7919, 1.0f), b = fill({s.n, s.k}, dtype, 104729, 0.02f);
@@ -94,16 +98,17 @@ void decode_kernel_rows() {
       call.trans_b = true;
       call.dtype = dtype;
       const double bytes = static_cast<double>(dtype_size(dtype)) * static_cast<double>(s.m * s.k + s.n * s.k + s.m * s.n);
+      const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
       for (const RegisteredKernelType& t : registered_kernel_types("GemmFwdOp")) {
         if (t.type->devices != std::vector<std::string>{"cuda"} || (t.type->refusal && t.type->refusal(call))) continue;
         const std::shared_ptr<Kernel> kernel = t.type->entry_for(call).factory();
         auto* gemm = static_cast<ops::GemmFwdOp::Gemm*>(t.type->as_interface(*kernel));
         const double ms = time_calls([&](int) { gemm->forward(a, b, d); }, 1);
         std::printf(
-            "{\"kind\": \"decode_kernel\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", "
-            "\"key\": \"%s\", \"ms\": %.6f, \"bytes\": %.0f}\n",
-            static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
-            std::string(dtype_name(dtype)).c_str(), t.key.c_str(), ms, bytes);
+            "{\"kind\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", "
+            "\"key\": \"%s\", \"ms\": %.6f, \"bytes\": %.0f, \"flops\": %.0f}\n",
+            s.kind, static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
+            std::string(dtype_name(dtype)).c_str(), t.key.c_str(), ms, bytes, flops);
         std::fflush(stdout);
       }
     }
@@ -172,7 +177,7 @@ int main() {
   std::fflush(stdout);
   try {
     gemm_rows();
-    decode_kernel_rows();
+    kernel_rows();
     block_rows();
   } catch (const tileops::Error& e) {
     std::fprintf(stderr, "gpu_block_bench: %s\n", e.what());

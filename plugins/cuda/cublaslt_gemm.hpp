@@ -33,7 +33,7 @@ namespace tileops::cuda {
 class CublasLtGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<> {
  public:
   static constexpr DeviceTypes devices{"cuda"};
-  static constexpr KeyList preferred_over{"cuda_dot_rows_gemm"};
+  static constexpr KeyList preferred_over{"cuda_dot_rows_gemm", "cuda_tiled_gemm"};
   // Refuses other dtypes, and every call when cuBLASLt cannot be loaded (saying why).
   static std::optional<std::string> refusal(const Call& call);
   // Builds the descriptors and plans; throws RuntimeError when cuBLASLt has no algorithm for

@@ -141,20 +141,15 @@ TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU 
     }
   }
   // The same shared sources serve both vendors: apart from cuBLASLt's GEMM and the Hopper prefill
-  // (wgmma), which are CUDA's own, and the tiled GEMM, which only hip registers (cuBLASLt serves
-  // CUDA), the cuda plugin's keys are the hip ones under the other prefix.
+  // (wgmma), which are CUDA's own, the cuda plugin's keys are the hip ones under the other prefix.
   if (TILEOPS_TEST_CUDA_PLUGIN) {
     const std::set<std::string> cuda_only{"cuda_cublaslt_gemm", "cuda_gqa_attention_sm90"};
-    const std::set<std::string> hip_only{"hip_tiled_gemm"};
     for (const auto& [op, keys] : keys_owned_by("cuda", kOps)) {
-      std::set<std::string> as_hip, shared;
+      std::set<std::string> as_hip;
       for (const std::string& key : keys) {
         if (!cuda_only.contains(key)) as_hip.insert("hip_" + key.substr(std::string("cuda_").size()));
       }
-      for (const std::string& key : hip.count(op) ? hip.at(op) : std::set<std::string>{}) {
-        if (!hip_only.contains(key)) shared.insert(key);
-      }
-      CHECK_MESSAGE(as_hip == shared, op);
+      CHECK_MESSAGE(as_hip == (hip.count(op) ? hip.at(op) : std::set<std::string>{}), op);
     }
   }
 }

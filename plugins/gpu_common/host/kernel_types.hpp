@@ -148,6 +148,8 @@ class DotRowsGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<GpuKernel> {
  public:
 #if defined(TILEOPS_GPU_HIP)
   static constexpr KeyList preferred_over{"hip_tiled_gemm"};
+#else
+  static constexpr KeyList preferred_over{"cuda_tiled_gemm"};
 #endif
   static std::optional<std::string> refusal(const Call& call);
   explicit DotRowsGemmKernel(const Call& call);
@@ -159,9 +161,10 @@ class DotRowsGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<GpuKernel> {
 
 // GEMM for every shape and transposition in float32, float16 or bfloat16 (tiled_gemm.cu:
 // matrix cores on gfx908, gfx90a and gfx940, FMA elsewhere): the hip plugin's GEMM for what
-// the dot-rows kernel refuses. Registered on hip only: on CUDA cuBLASLt serves every GEMM,
-// and the GPU tests call launch_tiled_gemm directly. Refuses other dtypes and extents whose
-// offsets would overflow its index math (tiled_gemm_extent_refusal).
+// the dot-rows kernel refuses. On CUDA cuBLASLt is preferred over it for every GEMM; it is
+// registered there too so that the GPU tests and benches build and call it directly on real
+// hardware. Refuses other dtypes and extents whose offsets would overflow its index math
+// (tiled_gemm_extent_refusal).
 class TiledGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<GpuKernel> {
  public:
   static std::optional<std::string> refusal(const Call& call);

@@ -26,10 +26,7 @@ void register_kernels(Registrar& r) {
   r.add<SumKernel>(key("sum"));
   r.add<ProdKernel>(key("prod"));
   r.add<MeanKernel>(key("mean"));
-#if defined(TILEOPS_GPU_HIP)
-  // Before the dot-rows GEMM, which is preferred over it. On CUDA cuBLASLt serves every GEMM.
-  r.add<TiledGemmKernel>(key("tiled_gemm"));
-#endif
+  r.add<TiledGemmKernel>(key("tiled_gemm"));  // before the dot-rows GEMM, which is preferred over it
   r.add<DotRowsGemmKernel>(key("dot_rows_gemm"));
   r.add<AttentionKernel>(key("gqa_attention"));
   r.add<DecodeKernel>(key("gqa_decode"));

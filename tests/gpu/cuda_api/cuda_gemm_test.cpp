@@ -1,8 +1,9 @@
 // GemmFwdOp on the GPU against the reference kernels on the host: cuda_cublaslt_gemm, which
-// dispatch picks for every shape, transposition and dtype; the shared decode kernel
-// cuda_dot_rows_gemm (the hip plugin's GEMM), which cuBLASLt is preferred over, built and
-// called directly for a few rows against [n, k] weights, and its refusals; empty and misaligned operands, exact float32 by
-// default, one entry called from several threads on their own streams, and `tileops run
+// dispatch picks for every shape, transposition and dtype; the shared kernels of the hip
+// plugin's GEMM, which cuBLASLt is preferred over, built and called directly: the decode
+// kernel cuda_dot_rows_gemm for a few rows against [n, k] weights, the tiled kernel
+// cuda_tiled_gemm for every shape (its FMA path: the matrix-core path needs an AMD GPU), and
+// their refusals; empty and misaligned operands, exact float32 by default, one entry called from several threads on their own streams, and `tileops run
 // --check` on cuda:0 (the reference on host copies).
 #include <cuda_runtime_api.h>
 #include <doctest/doctest.h>
@@ -129,6 +130,33 @@ TEST_CASE("GPU: the shared dot-rows GEMM, called directly, serves 1 to 8 rows ag
       }
     }
   }
+}
+
+TEST_CASE("GPU: the shared tiled GEMM, called directly, serves every dtype, transposition and tail, at both tile sizes") {
+  if (cuda_or_skip() == nullptr) return;
+  // Tails in every extent; single rows, columns and k; the last shape has enough 128 x 128
+  // tiles to fill the H200's 132 multiprocessors, so it takes the large tile, the others the small.
+  const std::array<std::int64_t, 3> shapes[] = {{1, 1, 1},      {7, 13, 5},     {1, 300, 70},   {300, 1, 70},
+                                                {64, 64, 1},    {129, 65, 33},  {200, 257, 300}, {1537, 1543, 70}};
+  for (DType dt : kFloats) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        for (auto [m, n, k] : shapes) check_case({m, n, k, ta, tb, dt}, nullptr, "cuda_tiled_gemm");
+        check_case({40, 72, 136, ta, tb, dt}, misaligned_on_gpu, "cuda_tiled_gemm");
+      }
+    }
+  }
+}
+
+TEST_CASE("GPU: the tiled GEMM refuses other dtypes and operands whose offsets would overflow its index math") {
+  if (cuda_or_skip() == nullptr) return;
+  const auto tiled = gemm_kernel_type("cuda_tiled_gemm");
+  CHECK_FALSE(tiled->refusal(call_of({2048, 14336, 4096, true, false, DType::bfloat16})).has_value());
+  const auto huge = tiled->refusal(call_of({std::int64_t{1} << 31, std::int64_t{1} << 31, 8, false, true, DType::float16}));
+  REQUIRE(huge.has_value());
+  CHECK(huge->find("overflows the kernel's 64-bit offsets") != std::string::npos);
+  CHECK(tiled->refusal(call_of({8, 8, 8, false, true, DType::int32})) ==
+        std::optional<std::string>("serves float32, float16 and bfloat16, not int32"));
 }
 
 TEST_CASE("GPU: dispatch picks cuBLASLt for every GEMM, decode included, the dot-rows kernel names what it refuses") {
