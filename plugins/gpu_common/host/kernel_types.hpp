@@ -152,6 +152,7 @@ class DotRowsGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<GpuKernel> {
 
  private:
   int sm_count_;
+  int warp_size_;
 };
 
 class BatchNormTrainKernel final : public ops::BatchNormFwdOp::BatchNormFwdTrain::Impl<GpuFloatKernel> {
@@ -180,7 +181,9 @@ struct PrefillLaunch {
   GqaAttentionResult result;
   AttentionArgs args;
 };
-PrefillLaunch prepare_prefill(const GqaAttentionCall& call, const Tensor& q, const Tensor& k, const Tensor& v);
+// warp_size: the device's (warp_size_of).
+PrefillLaunch prepare_prefill(const GqaAttentionCall& call, const Tensor& q, const Tensor& k, const Tensor& v,
+                              int warp_size);
 
 // Dense prefill: the tensor-core kernel on CUDA sm_80 and later for float16 and bfloat16 at head
 // dims 64 and 128, the portable kernel otherwise (attention_launchers.hpp).
@@ -191,6 +194,7 @@ class AttentionKernel final : public ops::GroupedQueryAttentionFwdOp::GqaAttenti
 
  private:
   int arch_;
+  int warp_size_;
 };
 
 // The kernels below read lengths and block-table entries from device memory: they check each
@@ -205,6 +209,7 @@ class DecodeKernel final : public ops::GroupedQueryAttentionDecodeFwdOp::GqaDeco
  private:
   int sm_count_;
   int arch_;
+  int warp_size_;
   FaultRecord* faults_;
 };
 
@@ -218,6 +223,7 @@ class PagedDecodeKernel final
  private:
   int sm_count_;
   int arch_;
+  int warp_size_;
   FaultRecord* faults_;
 };
 
@@ -253,8 +259,11 @@ class EmbeddingKernel final : public ops::EmbeddingFwdOp::Embedding::Impl<GpuFlo
 
 class MoeRouteKernel final : public ops::MoERouteFwdOp::MoeRoute::Impl<GpuFloatKernel> {
  public:
-  using Impl::Impl;
+  explicit MoeRouteKernel(const Call& call);
   Result forward(const Tensor& router_logits, const Tensor& correction_bias) override;
+
+ private:
+  int warp_size_;
 };
 
 // Reads its expert ids from device memory, with the checks and reports of the kernels above.
@@ -266,6 +275,7 @@ class MoeExpertsKernel final : public ops::MoEExpertsFwdOp::MoeExperts::Impl<Gpu
 
  private:
   FaultRecord* faults_;
+  int warp_size_;
 };
 
 // One thread per output element, NCHW.
