@@ -132,7 +132,7 @@ void route_randomly(const Problem& p, const Buffers& b, std::mt19937& rng) {
 
 MoeExpertsArgs args_of(const Problem& p, const Buffers& b) {
   return {b.x, b.weights, b.ids, b.w_gate_up, b.w_down, b.y, b.workspace, p.dtype,
-          p.rows, p.top_k, p.experts, p.hidden, p.inter, p.gelu, b.faults};
+          p.rows, p.top_k, p.experts, p.hidden, p.inter, p.gelu, b.faults, tileops::gpu::kWarpSize};
 }
 
 void run(const Problem& p, const Buffers& b, bool tensor_cores) {

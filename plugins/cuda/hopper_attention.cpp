@@ -14,11 +14,11 @@ std::optional<std::string> HopperAttentionKernel::refusal(const Call& call) {
   return std::nullopt;
 }
 
-HopperAttentionKernel::HopperAttentionKernel(const Call& call) : Impl(call) {}
+HopperAttentionKernel::HopperAttentionKernel(const Call& call) : Impl(call), warp_size_(gpu::warp_size_of(call)) {}
 
 HopperAttentionKernel::Result HopperAttentionKernel::forward(const Tensor& q, const Tensor& k, const Tensor& v) {
   gpu::DeviceGuard on(q.device().index());
-  gpu::PrefillLaunch p = gpu::prepare_prefill(call_, q, k, v);
+  gpu::PrefillLaunch p = gpu::prepare_prefill(call_, q, k, v, warp_size_);
   if (gpu::attention_wgmma_serves(p.args)) gpu::launch_attention_wgmma(p.args, gpu::stream_of(q));
   else gpu::launch_attention(p.args, 90, gpu::stream_of(q));
   return std::move(p.result);

@@ -22,6 +22,9 @@ class HopperAttentionKernel final : public ops::GroupedQueryAttentionFwdOp::GqaA
   explicit HopperAttentionKernel(const Call& call);
 
   Result forward(const Tensor& q, const Tensor& k, const Tensor& v) override;
+
+ private:
+  int warp_size_;
 };
 
 }  // namespace tileops::cuda

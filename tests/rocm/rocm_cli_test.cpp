@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "rocm/hip_targets.hpp"
 #include "support/run_command.hpp"
 
 using tileops::test::run_command;
@@ -68,6 +71,31 @@ TEST_CASE("rocm plugin: tileops info lists the cpu plugin and the GPU plugins of
     CHECK(text.out.find("\n  rocm ") != std::string::npos);
     CHECK(text.out.find("load failures") == std::string::npos);
   }
+}
+
+TEST_CASE("rocm plugin: tileops info names the offload targets its hip kernels were built for") {
+  if (skip_without_rocm_plugin()) return;
+  const auto j = run_json("", "info --json");
+  nlohmann::json rocm;
+  for (const auto& p : j.at("plugins")) {
+    if (p.at("name") == "rocm") rocm = p;
+  }
+  REQUIRE_MESSAGE(rocm.is_object(), j.at("plugins").dump());
+  const nlohmann::json& served = rocm.at("kernel_archs");
+  REQUIRE(served.size() == 1);
+  CHECK(served.at(0).at("device") == "hip");
+  CHECK(served.at(0).at("every_arch") == false);
+  // info lists the targets by gfx number, the build in its configured order.
+  auto archs = served.at(0).at("archs").get<std::vector<std::string>>();
+  auto configured = tileops::test::hip_target_processors();
+  std::sort(archs.begin(), archs.end());
+  std::sort(configured.begin(), configured.end());
+  CHECK(archs == configured);
+  const auto text = run_command(std::string(TILEOPS_CLI_PATH) + " info 2>/dev/null");
+  REQUIRE(text.status == 0);
+  for (const auto& gfx : tileops::test::hip_target_processors()) CHECK(text.out.find(gfx) != std::string::npos);
+  CHECK(text.out.find("\n  rocm ") != std::string::npos);
+  CHECK(text.out.find("(hip kernels built for gfx") != std::string::npos);
 }
 
 TEST_CASE("rocm plugin: without an AMD GPU, disabling it changes nothing but the hip runtime's entry") {

@@ -22,6 +22,7 @@
 #include "tileops/ops/rms_norm.hpp"
 #include "tileops/stream.hpp"
 #include "tileops/version.hpp"
+#include "rocm/hip_targets.hpp"
 #include "support/host_runtime.hpp"
 
 using namespace tileops;
@@ -196,7 +197,7 @@ TEST_CASE("rocm plugin: without an AMD GPU, an op call on hip tensors fails clea
   for (double v : y.to_doubles()) CHECK(v == doctest::Approx(1.0).epsilon(1e-5));
 }
 
-TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPUs none does, and GEMM takes the dot rows for decode, tiles otherwise") {
+TEST_CASE("rocm plugin: on a GPU of an offload target hip kernels serve the call, on other AMD GPUs each declines naming every target, and GEMM takes the dot rows for decode, tiles otherwise") {
   if (rocm_runtime_or_skip() == nullptr) return;
   // The hip runtime stands aside for a test runtime reporting `arch` while dispatch is asked.
   struct HipArch {
@@ -221,13 +222,18 @@ TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPU
     HipArch facts(arch);
     return op.key_for(interface, on_hip(call));
   };
+  const auto targets = test::hip_target_processors();
+  REQUIRE_FALSE(targets.empty());
+  const int built = gpu::gfx_arch_number(targets.front());
+  const std::string declined = ": supports archs " + test::hip_target_numbers_text() + ", not 2370";  // gfx942
+  const std::string norm_declined = "hip_rms_norm" + declined;
+  const std::string gemm_declined = "hip_dot_rows_gemm" + declined;
   RMSNormFwdOp rms({4096});
   ops::RMSNormFwdOp::RmsNorm::Call norm;
   norm.n = 4096;
   norm.dtype = DType::bfloat16;
-  CHECK(key_on(rms, "rms_norm", norm, 0x90a) == "hip_rms_norm");
-  CHECK_THROWS_WITH_AS(key_on(rms, "rms_norm", norm, 0x942),
-                       doctest::Contains("hip_rms_norm: supports archs [2314], not 2370"), ValueError);
+  CHECK(key_on(rms, "rms_norm", norm, built) == "hip_rms_norm");
+  CHECK_THROWS_WITH_AS(key_on(rms, "rms_norm", norm, 0x942), doctest::Contains(norm_declined.c_str()), ValueError);
   GemmFwdOp gemm;
   ops::GemmFwdOp::Gemm::Call product;
   product.m = 8;
@@ -235,22 +241,22 @@ TEST_CASE("rocm plugin: on an MI200 hip kernels serve the call, on other AMD GPU
   product.k = 4096;
   product.trans_b = true;
   product.dtype = DType::bfloat16;
-  CHECK(key_on(gemm, "gemm", product, 0x90a) == "hip_dot_rows_gemm");
-  CHECK_THROWS_WITH_AS(key_on(gemm, "gemm", product, 0x942),
-                       doctest::Contains("hip_dot_rows_gemm: supports archs [2314], not 2370"), ValueError);
+  CHECK(key_on(gemm, "gemm", product, built) == "hip_dot_rows_gemm");
+  CHECK_THROWS_WITH_AS(key_on(gemm, "gemm", product, 0x942), doctest::Contains(gemm_declined.c_str()),
+                       ValueError);
   // What the dot rows refuse, the tiled GEMM serves: more rows, any transposition.
   product.m = 64;
-  CHECK(key_on(gemm, "gemm", product, 0x90a) == "hip_tiled_gemm");
+  CHECK(key_on(gemm, "gemm", product, built) == "hip_tiled_gemm");
   product.m = 2;
   product.trans_a = true;
   product.trans_b = false;
-  CHECK(key_on(gemm, "gemm", product, 0x90a) == "hip_tiled_gemm");
+  CHECK(key_on(gemm, "gemm", product, built) == "hip_tiled_gemm");
   product.dtype = DType::int32;
-  CHECK_THROWS_WITH_AS(key_on(gemm, "gemm", product, 0x90a), doctest::Contains("hip_tiled_gemm: "), Error);
+  CHECK_THROWS_WITH_AS(key_on(gemm, "gemm", product, built), doctest::Contains("hip_tiled_gemm: "), Error);
   product.dtype = DType::float16;
   product.m = std::int64_t{1} << 40;
   product.n = std::int64_t{1} << 40;
-  CHECK_THROWS_WITH_AS(key_on(gemm, "gemm", product, 0x90a),
+  CHECK_THROWS_WITH_AS(key_on(gemm, "gemm", product, built),
                        doctest::Contains("hip_tiled_gemm: an operand of 2^60 or more elements at m = 1099511627776, "
                                          "n = 1099511627776, k = 4096 overflows the kernel's 64-bit offsets"),
                        ValueError);

@@ -1,5 +1,5 @@
 // `tileops info [--json]`: the version, the config in effect and every file searched for it, the
-// plugin path, the devices and the backends.
+// plugin path, the devices and the backends, with the architectures each plugin's kernels serve.
 #include <filesystem>
 #include <iostream>
 
@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "json_text.hpp"
+#include "plugin_archs.hpp"
 #include "tileops/config.hpp"
 #include "tileops/paths.hpp"
 #include "tileops/reports.hpp"
@@ -52,6 +53,11 @@ int run_info(const std::vector<std::string>& args) {
   nlohmann::json info = nlohmann::json::parse(reports::info());
   const Config cfg = config();
   info["config_search_path"] = config_search_json(vm);
+  const nlohmann::json kernel_archs = plugin_kernel_archs(nlohmann::json::parse(reports::ops()));
+  for (auto& p : info["plugins"]) {
+    const auto served = kernel_archs.find(p["name"].get<std::string>());
+    p["kernel_archs"] = served == kernel_archs.end() ? nlohmann::json::array() : *served;
+  }
 
   if (vm.count("json")) {
     std::cout << json_text(info) << "\n";
@@ -98,7 +104,9 @@ int run_info(const std::vector<std::string>& args) {
   }
   std::cout << "plugins:" << (info["plugins"].empty() ? " (none)" : "") << "\n";
   for (const auto& p : info["plugins"]) {
-    std::cout << "  " << p["name"].get<std::string>() << " " << p["version"].get<std::string>() << "\n";
+    const std::string archs = kernel_archs_text(p["kernel_archs"]);
+    std::cout << "  " << p["name"].get<std::string>() << " " << p["version"].get<std::string>()
+              << (archs.empty() ? "" : "  (" + archs + ")") << "\n";
   }
   if (!info["load_failures"].empty()) {
     std::cout << "load failures: " << info["load_failures"].size() << " (see 'tileops plugins')\n";

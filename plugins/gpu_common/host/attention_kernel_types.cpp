@@ -21,28 +21,33 @@ void* pointer_of(Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
 
 }  // namespace
 
-AttentionKernel::AttentionKernel(const Call& call) : Impl(call), arch_(arch_of(call)) {}
+AttentionKernel::AttentionKernel(const Call& call) : Impl(call), arch_(arch_of(call)), warp_size_(warp_size_of(call)) {}
 
-PrefillLaunch prepare_prefill(const GqaAttentionCall& call, const Tensor& q, const Tensor& k, const Tensor& v) {
+PrefillLaunch prepare_prefill(const GqaAttentionCall& call, const Tensor& q, const Tensor& k, const Tensor& v,
+                              int warp_size) {
   const Shape& s = q.shape();
   PrefillLaunch p{{Tensor::empty(s, q.dtype(), q.device()), Tensor()}, {}};
   if (call.return_lse) p.result.lse = Tensor::empty({s[0], s[2], s[1]}, DType::float32, q.device());
   p.args = {q.data_ptr(), k.data_ptr(), v.data_ptr(), p.result.o.data_ptr(),
             p.result.lse.defined() ? p.result.lse.data<float>() : nullptr, s[0], s[1], k.shape()[1], s[2],
             k.shape()[2], s[3], static_cast<float>(call.sm_scale), static_cast<float>(call.softcap),
-            call.window_left, call.is_causal, call.dtype};
+            call.window_left, call.is_causal, call.dtype, warp_size};
   return p;
 }
 
 AttentionKernel::Result AttentionKernel::forward(const Tensor& q, const Tensor& k, const Tensor& v) {
   DeviceGuard on(q.device().index());
-  PrefillLaunch p = prepare_prefill(call_, q, k, v);
+  PrefillLaunch p = prepare_prefill(call_, q, k, v, warp_size_);
   launch_attention(p.args, arch_, stream_of(q));
   return std::move(p.result);
 }
 
 DecodeKernel::DecodeKernel(const Call& call)
-    : Impl(call), sm_count_(sm_count_of(call)), arch_(arch_of(call)), faults_(faults_of(call)) {}
+    : Impl(call),
+      sm_count_(sm_count_of(call)),
+      arch_(arch_of(call)),
+      warp_size_(warp_size_of(call)),
+      faults_(faults_of(call)) {}
 
 Tensor DecodeKernel::forward(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache,
                              const Tensor& cache_seqlens) {
@@ -53,7 +58,7 @@ Tensor DecodeKernel::forward(const Tensor& q, const Tensor& k_cache, const Tenso
   const DecodeArgs args{q.data_ptr(), k_cache.data_ptr(), v_cache.data_ptr(), o.data_ptr(),
                         cache_seqlens.data<std::int32_t>(), nullptr, q.shape()[0], q.shape()[1], cs[2], cs[3], cs[1],
                         0, 0, 0, static_cast<float>(call_.sm_scale), static_cast<float>(call_.softcap),
-                        call_.window_left, call_.dtype, faults_};
+                        call_.window_left, call_.dtype, faults_, warp_size_};
   const int splits = decode_splits(args, sm_count_, arch_);
   Tensor work = workspace(decode_workspace_bytes(args, splits), q);
   launch_decode(args, splits, pointer_of(work), arch_, stream_of(q));
@@ -61,7 +66,11 @@ Tensor DecodeKernel::forward(const Tensor& q, const Tensor& k_cache, const Tenso
 }
 
 PagedDecodeKernel::PagedDecodeKernel(const Call& call)
-    : Impl(call), sm_count_(sm_count_of(call)), arch_(arch_of(call)), faults_(faults_of(call)) {}
+    : Impl(call),
+      sm_count_(sm_count_of(call)),
+      arch_(arch_of(call)),
+      warp_size_(warp_size_of(call)),
+      faults_(faults_of(call)) {}
 
 Tensor PagedDecodeKernel::forward(const Tensor& q, const Tensor& k_pages, const Tensor& v_pages,
                                   const Tensor& block_table, const Tensor& cache_seqlens) {
@@ -74,7 +83,7 @@ Tensor PagedDecodeKernel::forward(const Tensor& q, const Tensor& k_pages, const 
                         cache_seqlens.data<std::int32_t>(), block_table.data<std::int32_t>(), q.shape()[0],
                         q.shape()[1], ps[2], ps[3], max_blocks * ps[1], max_blocks, ps[1], ps[0],
                         static_cast<float>(call_.sm_scale), static_cast<float>(call_.softcap), call_.window_left,
-                        call_.dtype, faults_};
+                        call_.dtype, faults_, warp_size_};
   const int splits = decode_splits(args, sm_count_, arch_);
   Tensor work = workspace(decode_workspace_bytes(args, splits), q);
   launch_decode(args, splits, pointer_of(work), arch_, stream_of(q));

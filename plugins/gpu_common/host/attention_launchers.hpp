@@ -29,6 +29,7 @@ struct AttentionArgs {
   std::int64_t window_left;
   bool causal;
   DType dtype;  // float32, float16 or bfloat16
+  int warp_size;  // threads of a warp on the device (GpuRuntime::warp_size): the launch geometry
 };
 // Whether the tensor-core kernel (CUDA, compute capability `arch` >= 80) serves these
 // arguments: float16 or bfloat16, head_dim 64 or 128, every pointer 16-byte aligned. The
@@ -56,6 +57,7 @@ struct DecodeArgs {
   std::int64_t window_left;
   DType dtype;  // float32, float16 or bfloat16
   FaultRecord* faults;
+  int warp_size;  // threads of a warp on the device (GpuRuntime::warp_size): the launch geometry
 };
 // Whether the tensor-core decode kernel (CUDA, compute capability `arch` >= 80) serves these
 // arguments: float16 or bfloat16, head_dim 64 or 128, q, k and v 16-byte aligned. The other

@@ -18,4 +18,8 @@ inline std::int64_t rows_of(const Tensor& t, std::int64_t n) { return n == 0 ? 0
 // The multiprocessor count of the call's device, read when an entry is built.
 int sm_count_of(const CallSpec& call);
 
+// The warp width of the call's device (GpuRuntime::warp_size), read when an entry is built: the
+// launch geometry of the kernels whose blocks are a number of warps.
+inline int warp_size_of(const CallSpec& call) { return runtime()->warp_size(call.device ? call.device->index() : 0); }
+
 }  // namespace tileops::gpu

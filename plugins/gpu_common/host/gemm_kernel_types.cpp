@@ -16,11 +16,13 @@ std::optional<std::string> DotRowsGemmKernel::refusal(const Call& call) {
   return std::nullopt;
 }
 
-DotRowsGemmKernel::DotRowsGemmKernel(const Call& call) : Impl(call), sm_count_(sm_count_of(call)) {}
+DotRowsGemmKernel::DotRowsGemmKernel(const Call& call)
+    : Impl(call), sm_count_(sm_count_of(call)), warp_size_(warp_size_of(call)) {}
 
 void DotRowsGemmKernel::forward(const Tensor& a, const Tensor& b, const Tensor& d) {
   DeviceGuard on(d.device().index());
-  launch_dot_rows({a.data_ptr(), b.data_ptr(), d.data_ptr(), call_.m, call_.n, call_.k, call_.dtype, sm_count_},
+  launch_dot_rows({a.data_ptr(), b.data_ptr(), d.data_ptr(), call_.m, call_.n, call_.k, call_.dtype, sm_count_,
+                   warp_size_},
                   stream_of(d));
 }
 

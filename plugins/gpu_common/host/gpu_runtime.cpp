@@ -77,6 +77,17 @@ void GpuRuntime::check_index(int index, const char* what) const {
   }
 }
 
+int GpuRuntime::warp_size(int index) const {
+  check_index(index, "warp_size");
+  cached_facts(index);
+  const int threads = warp_sizes_[static_cast<std::size_t>(index)];
+  if (threads != 32 && threads != 64) {
+    throw RuntimeError(std::string(api::kVendor) + ": device " + where(index) + " reports warps of " +
+                       std::to_string(threads) + " threads; the kernels are written for 32 or 64");
+  }
+  return threads;
+}
+
 GpuRuntime::DeviceState& GpuRuntime::state(int index) const {
   DeviceState& s = states_[static_cast<std::size_t>(index)];
   std::call_once(s.once, [&] {
@@ -102,12 +113,15 @@ DeviceFacts GpuRuntime::facts(int index) const {
 const DeviceFacts& GpuRuntime::cached_facts(int index) const {
   std::call_once(facts_once_, [this] {
     std::vector<DeviceFacts> all;  // kept only once every device was read
+    std::vector<int> warp_sizes;
     for (int i = 0; i < device_count(); ++i) {
       api::DeviceProp p{};
       check(api::properties(&p, i), "reading device properties");
       all.push_back(api::facts_of(p));
+      warp_sizes.push_back(p.warpSize);
     }
     facts_ = std::move(all);
+    warp_sizes_ = std::move(warp_sizes);
   });
   return facts_[static_cast<std::size_t>(index)];
 }

@@ -60,6 +60,11 @@ class GpuRuntime final : public DeviceRuntime {
   // Throws ValueError unless 0 <= index < device_count().
   void check_index(int index, const char* what) const;
 
+  // Threads of a warp (wavefront) on device `index`, as its runtime reports them: 32 on
+  // NVIDIA GPUs and AMD RDNA, 64 on AMD CDNA. Read from the driver with facts(); throws
+  // RuntimeError for a width the kernels are not written for (not 32 or 64).
+  int warp_size(int index) const;
+
   // Device `index`'s fault record (fault_record.hpp) as its kernels address it: host memory
   // mapped into the device, set up with the device's pool and kept for the process.
   FaultRecord* fault_record(int index) const;
@@ -87,6 +92,7 @@ class GpuRuntime final : public DeviceRuntime {
   mutable int count_ = 0;
   mutable std::once_flag facts_once_;
   mutable std::vector<DeviceFacts> facts_;
+  mutable std::vector<int> warp_sizes_;  // per device, read with facts_
   mutable std::unique_ptr<DeviceState[]> states_;
 };
 

@@ -157,6 +157,7 @@ class DotRowsGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<GpuKernel> {
 
  private:
   int sm_count_;
+  int warp_size_;
 };
 
 // GEMM for every shape and transposition in float32, float16 or bfloat16 (tiled_gemm.cu:
@@ -201,7 +202,9 @@ struct PrefillLaunch {
   GqaAttentionResult result;
   AttentionArgs args;
 };
-PrefillLaunch prepare_prefill(const GqaAttentionCall& call, const Tensor& q, const Tensor& k, const Tensor& v);
+// warp_size: the device's (warp_size_of).
+PrefillLaunch prepare_prefill(const GqaAttentionCall& call, const Tensor& q, const Tensor& k, const Tensor& v,
+                              int warp_size);
 
 // Dense prefill: the tensor-core kernel on CUDA sm_80 and later for float16 and bfloat16 at head
 // dims 64 and 128, the portable kernel otherwise (attention_launchers.hpp).
@@ -212,6 +215,7 @@ class AttentionKernel final : public ops::GroupedQueryAttentionFwdOp::GqaAttenti
 
  private:
   int arch_;
+  int warp_size_;
 };
 
 // The kernels below read lengths and block-table entries from device memory: they check each
@@ -226,6 +230,7 @@ class DecodeKernel final : public ops::GroupedQueryAttentionDecodeFwdOp::GqaDeco
  private:
   int sm_count_;
   int arch_;
+  int warp_size_;
   FaultRecord* faults_;
 };
 
@@ -239,6 +244,7 @@ class PagedDecodeKernel final
  private:
   int sm_count_;
   int arch_;
+  int warp_size_;
   FaultRecord* faults_;
 };
 
@@ -274,8 +280,11 @@ class EmbeddingKernel final : public ops::EmbeddingFwdOp::Embedding::Impl<GpuFlo
 
 class MoeRouteKernel final : public ops::MoERouteFwdOp::MoeRoute::Impl<GpuFloatKernel> {
  public:
-  using Impl::Impl;
+  explicit MoeRouteKernel(const Call& call);
   Result forward(const Tensor& router_logits, const Tensor& correction_bias) override;
+
+ private:
+  int warp_size_;
 };
 
 // Reads its expert ids from device memory, with the checks and reports of the kernels above.
@@ -287,6 +296,7 @@ class MoeExpertsKernel final : public ops::MoEExpertsFwdOp::MoeExperts::Impl<Gpu
 
  private:
   FaultRecord* faults_;
+  int warp_size_;
 };
 
 // One thread per output element, NCHW.

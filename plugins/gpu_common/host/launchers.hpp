@@ -232,6 +232,7 @@ struct DotRowsArgs {
   std::int64_t k;
   DType dtype;   // float32, float16 or bfloat16
   int sm_count;  // multiprocessors of the device: how many rows of b each warp takes
+  int warp_size;  // threads of a warp on the device (GpuRuntime::warp_size): the launch geometry
 };
 void launch_dot_rows(const DotRowsArgs& args, void* stream);
 

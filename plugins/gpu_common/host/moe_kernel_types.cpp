@@ -5,6 +5,8 @@
 
 namespace tileops::gpu {
 
+MoeRouteKernel::MoeRouteKernel(const Call& call) : Impl(call), warp_size_(warp_size_of(call)) {}
+
 MoeRouteKernel::Result MoeRouteKernel::forward(const Tensor& router_logits, const Tensor& correction_bias) {
   DeviceGuard on(router_logits.device().index());
   const std::int64_t rows = router_logits.shape()[0];
@@ -13,13 +15,15 @@ MoeRouteKernel::Result MoeRouteKernel::forward(const Tensor& router_logits, cons
   launch_moe_route({router_logits.data_ptr(), router_logits.dtype(),
                     correction_bias.defined() ? correction_bias.data<float>() : nullptr, r.topk_weights.data<float>(),
                     r.topk_ids.data<std::int32_t>(), rows, router_logits.shape()[1], call_.top_k, call_.sigmoid,
-                    call_.renormalize, static_cast<float>(call_.scale)},
+                    call_.renormalize, static_cast<float>(call_.scale), warp_size_},
                    stream_of(router_logits));
   return r;
 }
 
 MoeExpertsKernel::MoeExpertsKernel(const Call& call)
-    : Impl(call), faults_(runtime()->fault_record(call.device ? call.device->index() : 0)) {}
+    : Impl(call),
+      faults_(runtime()->fault_record(call.device ? call.device->index() : 0)),
+      warp_size_(warp_size_of(call)) {}
 
 Tensor MoeExpertsKernel::forward(const Tensor& hidden_states, const Tensor& topk_weights, const Tensor& topk_ids,
                                  const Tensor& w_gate_up, const Tensor& w_down) {
@@ -36,7 +40,7 @@ Tensor MoeExpertsKernel::forward(const Tensor& hidden_states, const Tensor& topk
   launch_moe_experts({hidden_states.data_ptr(), topk_weights.data<float>(), topk_ids.data<std::int32_t>(),
                       w_gate_up.data_ptr(), w_down.data_ptr(), y.data_ptr(), workspace.data_ptr(),
                       hidden_states.dtype(), rows, top_k, experts, hidden, inter,
-                      call_.activation == ExpertActivation::gelu_and_mul, faults_},
+                      call_.activation == ExpertActivation::gelu_and_mul, faults_, warp_size_},
                      stream_of(hidden_states));
   return y;
 }

@@ -23,6 +23,7 @@ struct MoeRouteArgs {
   std::int64_t rows, experts, top_k;
   bool sigmoid, renormalize;
   float scale;
+  int warp_size;  // threads of a warp on the device (GpuRuntime::warp_size): the launch geometry
 };
 void launch_moe_route(const MoeRouteArgs& args, void* stream);
 
@@ -53,6 +54,7 @@ struct MoeExpertsArgs {
   std::int64_t rows, top_k, experts, hidden, inter;
   bool gelu;
   FaultRecord* faults;
+  int warp_size;  // threads of a warp on the device (GpuRuntime::warp_size): the launch geometry
 };
 // The workspace of launch_moe_experts: the groups' offsets, counts, row tile starts, the list of
 // experts with routes, sorted routes and places (int32), act [routes, inter] and the experts'

@@ -15,7 +15,7 @@ namespace tileops::gpu {
 namespace {
 
 constexpr int kWarps = 4;
-constexpr int kThreads = kWarps * kWarpSize;
+constexpr int kThreads = kWarps * kWarpSize;  // in device code; the host launches warp_threads(kWarps, ...)
 
 template <class T, int kE, int kC>
 struct RowChunks {
@@ -347,12 +347,13 @@ constexpr int stages_for() {
 template <class T, int kE, int kC, int kLanes, bool kPaged>
 void launch_layout(const DecodeParams& p, unsigned blocks, NativeStream stream) {
   const int kg = group_tile(p.group);
+  const unsigned threads = warp_threads(kWarps, p.a.warp_size);
   if (kg == 1) {
-    decode_kernel<T, kE, kC, kLanes, 1, 4, stages_for<T, kE, kC, 4>(), kPaged><<<blocks, kThreads, 0, stream>>>(p);
+    decode_kernel<T, kE, kC, kLanes, 1, 4, stages_for<T, kE, kC, 4>(), kPaged><<<blocks, threads, 0, stream>>>(p);
   } else if (kg == 4) {
-    decode_kernel<T, kE, kC, kLanes, 4, 4, stages_for<T, kE, kC, 4>(), kPaged><<<blocks, kThreads, 0, stream>>>(p);
+    decode_kernel<T, kE, kC, kLanes, 4, 4, stages_for<T, kE, kC, 4>(), kPaged><<<blocks, threads, 0, stream>>>(p);
   } else {
-    decode_kernel<T, kE, kC, kLanes, 8, 2, stages_for<T, kE, kC, 2>(), kPaged><<<blocks, kThreads, 0, stream>>>(p);
+    decode_kernel<T, kE, kC, kLanes, 8, 2, stages_for<T, kE, kC, 2>(), kPaged><<<blocks, threads, 0, stream>>>(p);
   }
 }
 

@@ -18,7 +18,7 @@ namespace tileops::gpu {
 namespace {
 
 constexpr int kWarps = 4;
-constexpr int kThreads = kWarps * kWarpSize;
+constexpr int kThreads = kWarps * kWarpSize;  // in device code; the host launches warp_threads(kWarps, ...)
 constexpr int kMaxD = 256;
 constexpr int kSlices = kMaxD / kWarpSize;  // head-dim elements a lane accumulates
 
@@ -108,9 +108,10 @@ void launch_attention(const AttentionArgs& a, int arch, void* stream) {
 #endif
   const std::int64_t blocks = ceil_div(a.seq_q, kWarps) * a.heads * a.batch;
   if (blocks > 0x7fffffff) throw ValueError("gpu attention: " + std::to_string(blocks) + " blocks exceed the grid");
+  const unsigned threads = warp_threads(kWarps, a.warp_size);
   with_float_type(a.dtype, "gqa_attention", [&](auto tag) {
     using T = decltype(tag);
-    prefill_portable_kernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, native_stream(stream)>>>(a);
+    prefill_portable_kernel<T><<<static_cast<unsigned>(blocks), threads, 0, native_stream(stream)>>>(a);
   });
   check_launch("gqa_attention");
 }

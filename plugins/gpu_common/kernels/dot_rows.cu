@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(kThreads)
 template <class T, int kVec, int kRows, int kCols>
 void launch_shape(const DotRowsArgs& a, NativeStream stream) {
   const std::int64_t warp_tasks = ceil_div(a.n, kCols);
-  const int warps_per_block = kThreads / kWarpSize;
+  const int warps_per_block = kThreads / static_cast<int>(warp_threads(1, a.warp_size));
   dot_rows_kernel<T, kVec, kRows, kCols>
       <<<blocks_for(warp_tasks, warps_per_block, std::max<std::int64_t>(a.sm_count, 1) * 64), kThreads, 0, stream>>>(
           static_cast<const T*>(a.a), static_cast<const T*>(a.b), static_cast<T*>(a.d), static_cast<int>(a.m), a.n,
@@ -88,7 +88,7 @@ void launch_rows(const DotRowsArgs& a, NativeStream stream) {
   } else {
     // As many rows of b per warp as rows of a need, while every multiprocessor still gets two
     // blocks of work.
-    const std::int64_t warps_per_block = kThreads / kWarpSize;
+    const std::int64_t warps_per_block = kThreads / warp_threads(1, a.warp_size);
     const std::int64_t wanted_blocks = 2 * std::max<std::int64_t>(a.sm_count, 1);
     const auto fills = [&](std::int64_t cols) { return ceil_div(a.n, warps_per_block * cols) >= wanted_blocks; };
     if constexpr (kRows > 4) {

@@ -43,6 +43,24 @@ void with_reduce_type(DType dtype, const char* kernel, F&& f) {
   }
 }
 
+// The threads of `warps` warps of the device's `warp_size` (the launch arguments' warp_size:
+// on HIP the host pass's kWarpSize is not the device's). Throws ValueError for a width the
+// build's device code does not have: on CUDA anything but 32, on HIP anything but 32 or 64.
+inline unsigned warp_threads(int warps, int warp_size) {
+#if defined(TILEOPS_GPU_HIP)
+  constexpr const char* kBuilt = "32 or 64";
+  const bool built = warp_size == 32 || warp_size == 64;
+#else
+  constexpr const char* kBuilt = "32";
+  const bool built = warp_size == 32;
+#endif
+  if (!built) {
+    throw ValueError("gpu kernels: a launch for warps of " + std::to_string(warp_size) +
+                     " threads; the device code has warps of " + kBuilt);
+  }
+  return static_cast<unsigned>(warps * warp_size);
+}
+
 inline bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 // Whether the tensor-core attention kernels (CUDA only) serve a call: compute capability `arch`

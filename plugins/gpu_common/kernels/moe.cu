@@ -331,10 +331,10 @@ void launch_gemvs(const MoeExpertsArgs& a, const ExpertsWorkspace& w, NativeStre
   const auto experts = static_cast<unsigned>(std::clamp<std::int64_t>(a.rows * a.top_k, 1, a.experts));
   if (a.inter > 0) {
     const dim3 gate_grid(static_cast<unsigned>(ceil_div(a.inter, kColumnsPerBlock)), experts);
-    gate_up_kernel<T, V><<<gate_grid, kColumnsPerBlock * kWarpSize, 0, s>>>(a, w);
+    gate_up_kernel<T, V><<<gate_grid, warp_threads(kColumnsPerBlock, a.warp_size), 0, s>>>(a, w);
   }
   const dim3 down_grid(static_cast<unsigned>(ceil_div(a.hidden, kColumnsPerBlock)), experts);
-  down_kernel<T, V><<<down_grid, kColumnsPerBlock * kWarpSize, 0, s>>>(a, w);
+  down_kernel<T, V><<<down_grid, warp_threads(kColumnsPerBlock, a.warp_size), 0, s>>>(a, w);
 }
 
 
@@ -380,7 +380,7 @@ void launch_moe_route(const MoeRouteArgs& a, void* stream) {
   const std::size_t shared = static_cast<std::size_t>(2 * a.experts) * sizeof(float);
   with_float_type(a.dtype, "moe_route", [&](auto tag) {
     using T = decltype(tag);
-    moe_route_kernel<T><<<static_cast<unsigned>(a.rows), kWarpSize, shared, s>>>(a);
+    moe_route_kernel<T><<<static_cast<unsigned>(a.rows), warp_threads(1, a.warp_size), shared, s>>>(a);
   });
   check_launch("moe_route");
 }
