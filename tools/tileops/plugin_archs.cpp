@@ -1,5 +1,7 @@
 #include "plugin_archs.hpp"
 
+#include <charconv>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -7,10 +9,9 @@ namespace tileops::cli {
 
 std::string arch_name(const std::string& device, int arch) {
   if (device == "hip") {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string digits;
-    for (int rest = arch; rest > 0; rest /= 16) digits.insert(digits.begin(), kDigits[rest % 16]);
-    return "gfx" + digits;
+    char digits[sizeof(int) * 2];
+    const auto end = std::to_chars(std::begin(digits), std::end(digits), arch, 16).ptr;
+    return "gfx" + std::string(std::begin(digits), end);
   }
   if (device == "cuda") return "sm_" + std::to_string(arch);
   return std::to_string(arch);
