@@ -1,6 +1,7 @@
 // The config file in the forms users write INI files in, and set_config once backends are loaded.
 #include <doctest/doctest.h>
 
+#include "support/scoped_config.hpp"
 #include "support/temp_dir.hpp"
 #include "tileops/config.hpp"
 #include "tileops/errors.hpp"
@@ -60,6 +61,7 @@ TEST_CASE("config_search_path lists every candidate file, TILEOPS_CONFIG alone w
 
 TEST_CASE("set_config after the backends loaded applies fully or fails naming the keys, never half") {
   load_backends();
+  const test::ScopedConfig restore(config());
   Config c = config();
   c.log_level = "error";
   c.default_target = "builtin";

@@ -113,3 +113,15 @@ TEST_CASE("kernel settings: a disabled key that no built-in op or plugin has is 
   CHECK(log.count("disable_kernels given to set_config names 'no_such_kernel', which no kernel type of the built-in "
                   "ops or the loaded plugins has") == 1);
 }
+
+TEST_CASE("kernel settings: every new disable_kernels setting is checked, not only the process's first one") {
+  {
+    const ScopedConfig first(with({"left"}, {}));
+    ScaleTestFwdOp op(tied_class(), 1.0, {});
+  }
+  const ScopedConfig second(with({"left", "never_defined_kernel"}, {}));
+  LogCapture log;
+  ScaleTestFwdOp op(tied_class(), 1.0, {});
+  CHECK(log.count("names 'never_defined_kernel', which no kernel type of the built-in ops or the loaded plugins "
+                  "has") == 1);
+}

@@ -4,6 +4,8 @@
 #include <functional>
 #include <mutex>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "backend/registry.hpp"
 #include "join.hpp"
@@ -100,12 +102,20 @@ void warn_unknown_disabled_keys(const Config& c) {
   }
 }
 
+// True when `c` disables other keys than the config the last construction saw: the keys are
+// looked up once per setting, not at every construction, and each setting is looked at.
+bool disabled_keys_changed(const Config& c) {
+  static std::mutex mutex;
+  static std::vector<std::string> checked;
+  std::lock_guard lock(mutex);
+  if (checked == c.disable_kernels) return false;
+  checked = c.disable_kernels;
+  return true;
+}
+
 // Marks the keys the config disables, and the key it prefers for `op`.
 void apply_kernel_settings(const std::string& op, const Config& c, std::vector<InstalledKernel>& kernels) {
-  if (!c.disable_kernels.empty()) {
-    static std::once_flag checked;
-    std::call_once(checked, [&] { warn_unknown_disabled_keys(c); });
-  }
+  if (!c.disable_kernels.empty() && disabled_keys_changed(c)) warn_unknown_disabled_keys(c);
   for (const std::string& key : c.disable_kernels) {
     const int k = find_key(kernels, key);
     if (k >= 0) kernels[k].disabled_by = setting_source("disable_kernels", c.disable_kernels_origin);
