@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "tileops/arch_name.hpp"
 #include "tileops/device.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/device_runtime.hpp"
@@ -14,6 +15,15 @@ TEST_CASE("device types are interned: the same name gives the same type") {
   CHECK_FALSE(a == DeviceType::cpu());
   CHECK(DeviceType::find("acme_test").has_value());
   CHECK_FALSE(DeviceType::find("never_interned_type").has_value());
+}
+
+TEST_CASE("architecture numbers are named as each vendor names them, in decimal for other device types") {
+  CHECK(arch_name("cuda", 90) == "sm_90");
+  CHECK(arch_name("cuda", 89) == "sm_89");
+  CHECK(arch_name("hip", 0x90a) == "gfx90a");
+  CHECK(arch_name("hip", 0x1030) == "gfx1030");
+  CHECK(arch_name("acme_test", 90) == "90");
+  CHECK(arch_name("hip", -1) == "-1");
 }
 
 TEST_CASE("cpu and meta are built in") {

@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "../../plugins/gpu_common/host/gfx_arch.hpp"
-
 namespace tileops::test {
 
 // The targets' processor names (gfx90a of gfx90a:xnack-), in the configured order.
@@ -18,12 +16,10 @@ inline std::vector<std::string> hip_target_processors() {
   return out;
 }
 
-// Their gfx numbers (gfx_arch.hpp) as dispatch prints a kernel type's supported_archs: "[2314, 4144]".
-inline std::string hip_target_numbers_text() {
+// Their names as dispatch prints a kernel type's supported_archs: "[gfx90a, gfx1030]".
+inline std::string hip_target_names_text() {
   std::string text;
-  for (const auto& p : hip_target_processors()) {
-    text += (text.empty() ? "" : ", ") + std::to_string(gpu::gfx_arch_number(p));
-  }
+  for (const auto& p : hip_target_processors()) text += (text.empty() ? "" : ", ") + p;
   return "[" + text + "]";
 }
 

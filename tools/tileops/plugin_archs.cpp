@@ -1,21 +1,13 @@
 #include "plugin_archs.hpp"
 
-#include <charconv>
-#include <iterator>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
+
+#include "tileops/arch_name.hpp"
 
 namespace tileops::cli {
-
-std::string arch_name(const std::string& device, int arch) {
-  if (device == "hip") {
-    char digits[sizeof(int) * 2];
-    const auto end = std::to_chars(std::begin(digits), std::end(digits), arch, 16).ptr;
-    return "gfx" + std::string(std::begin(digits), end);
-  }
-  if (device == "cuda") return "sm_" + std::to_string(arch);
-  return std::to_string(arch);
-}
 
 nlohmann::json plugin_kernel_archs(const nlohmann::json& ops) {
   struct Served {

@@ -8,13 +8,9 @@
 
 namespace tileops::cli {
 
-// Architecture `arch` of device type `device` as its vendor writes it: gfx90a for hip (the gfx
-// number, hexadecimal digits), sm_90 for cuda, the number otherwise.
-std::string arch_name(const std::string& device, int arch);
-
 // From `ops` (reports::ops()), for each plugin owning kernel types, one entry per device type
 // its kernel types run on: {"device", "archs": the union of the supported_archs lists, as
-// arch_name writes them, in increasing order, "every_arch": whether some kernel type serves
+// tileops::arch_name writes them, in increasing order, "every_arch": whether some kernel type serves
 // every architecture}. An object keyed by plugin name.
 nlohmann::json plugin_kernel_archs(const nlohmann::json& ops);
 

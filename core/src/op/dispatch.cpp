@@ -5,14 +5,15 @@
 #include "join.hpp"
 #include "logging.hpp"
 #include "plugin/backend_call.hpp"
+#include "tileops/arch_name.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 
 namespace tileops {
 namespace {
 
-std::string archs_str(const std::vector<int>& archs) {
-  return "[" + join_with(archs, [](std::string& s, int a) { s += std::to_string(a); }) + "]";
+std::string archs_str(std::string_view device_type, const std::vector<int>& archs) {
+  return "[" + join_with(archs, [&](std::string& s, int a) { s += arch_name(device_type, a); }) + "]";
 }
 
 }  // namespace
@@ -57,8 +58,8 @@ int select_implementation(const std::string& op, const InstalledKernels& table, 
     } else if (!t.supported_archs.empty() &&
                (!where.arch || std::find(t.supported_archs.begin(), t.supported_archs.end(), *where.arch) ==
                                    t.supported_archs.end())) {
-      reason = "supports archs " + archs_str(t.supported_archs) + ", not " +
-               (where.arch ? std::to_string(*where.arch) : std::string("an unknown arch"));
+      reason = "supports archs " + archs_str(type, t.supported_archs) + ", not " +
+               (where.arch ? arch_name(type, *where.arch) : std::string("an unknown arch"));
     } else {
       reason = call_backend([&] { return t.refusal(call); },
                             [&] { return op + ": the refusal of kernel type '" + kernel.key + "' (" + kernel.origin() + ")"; });
