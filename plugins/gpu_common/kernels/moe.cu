@@ -1,7 +1,8 @@
 // Mixture of experts: the router (one warp per token row) and the routed experts. The experts
 // run in five steps over a workspace: count the routes per expert, scan the counts into
 // offsets (and the groups' row tiles into tile starts), place each route in its expert's
-// group, the two products, then each token's weighted sum. The products are either GEMVs
+// group (the first three in one block for the few routes of a decode step), the two products,
+// then each token's weighted sum. The products are either GEMVs
 // (gate/up with the activation: one warp per intermediate column and expert, eight routes of
 // the group at a time, so a weight row is read once per eight routes, or one route at a time
 // with more of the row in flight for a single token; down likewise) or, for
@@ -114,13 +115,17 @@ ExpertsWorkspace carve(void* base, std::int64_t routes, std::int64_t experts, st
   return w;
 }
 
-__global__ void zero_counts(std::int32_t* cursor, std::int64_t experts) {
-  for (std::int64_t e = global_thread(); e < experts; e += grid_threads()) cursor[e] = 0;
+// The grouping steps over items first, first + step, ...: a grid-stride loop in the kernels
+// below, a block-stride loop in group_routes_in_one_block.
+__device__ __forceinline__ void zero_counts_from(std::int32_t* cursor, std::int64_t experts, std::int64_t first,
+                                                 std::int64_t step) {
+  for (std::int64_t e = first; e < experts; e += step) cursor[e] = 0;
 }
 
-__global__ void count_routes(MoeExpertsArgs a, ExpertsWorkspace w) {
+__device__ __forceinline__ void count_routes_from(const MoeExpertsArgs& a, const ExpertsWorkspace& w,
+                                                  std::int64_t first, std::int64_t step) {
   const std::int64_t routes = a.rows * a.top_k;
-  for (std::int64_t r = global_thread(); r < routes; r += grid_threads()) {
+  for (std::int64_t r = first; r < routes; r += step) {
     const std::int32_t e = a.ids[r];
     if (e < 0 || e >= a.experts) {
       report_fault(a.faults, FaultSource::moe_experts, FaultKind::expert_id, r / a.top_k, r % a.top_k, e, 0, a.experts - 1);
@@ -129,6 +134,12 @@ __global__ void count_routes(MoeExpertsArgs a, ExpertsWorkspace w) {
     atomicAdd(&w.cursor[e], 1);
   }
 }
+
+__global__ void zero_counts(std::int32_t* cursor, std::int64_t experts) {
+  zero_counts_from(cursor, experts, global_thread(), grid_threads());
+}
+
+__global__ void count_routes(MoeExpertsArgs a, ExpertsWorkspace w) { count_routes_from(a, w, global_thread(), grid_threads()); }
 
 // The exclusive scan of `value` over the threads of the block, plus `carry`; `total` gets
 // the block's sum. Every thread of the block calls it; `scratch` holds kMaxWarps values.
@@ -157,7 +168,7 @@ __device__ __forceinline__ std::int32_t block_exclusive_scan(std::int32_t value,
 // tile_start = the exclusive scan of the row tiles of kTileRows routes each group needs;
 // active = the experts whose groups are not empty, so that the GEMVs launch blocks for those
 // only (a decode step picks a few of many experts).
-__global__ void scan_counts(std::int64_t experts, ExpertsWorkspace w) {
+__device__ __forceinline__ void scan_counts_in_block(std::int64_t experts, const ExpertsWorkspace& w) {
   __shared__ std::int32_t scratch[kMaxWarps];
   std::int32_t carry = 0;
   std::int32_t tile_carry = 0;
@@ -188,9 +199,12 @@ __global__ void scan_counts(std::int64_t experts, ExpertsWorkspace w) {
   }
 }
 
-__global__ void place_routes(MoeExpertsArgs a, ExpertsWorkspace w) {
+__global__ void scan_counts(std::int64_t experts, ExpertsWorkspace w) { scan_counts_in_block(experts, w); }
+
+__device__ __forceinline__ void place_routes_from(const MoeExpertsArgs& a, const ExpertsWorkspace& w,
+                                                  std::int64_t first, std::int64_t step) {
   const std::int64_t routes = a.rows * a.top_k;
-  for (std::int64_t r = global_thread(); r < routes; r += grid_threads()) {
+  for (std::int64_t r = first; r < routes; r += step) {
     const std::int32_t e = a.ids[r];
     if (e < 0 || e >= a.experts) {
       w.slot_of[r] = -1;
@@ -200,6 +214,23 @@ __global__ void place_routes(MoeExpertsArgs a, ExpertsWorkspace w) {
     w.sorted[slot] = static_cast<std::int32_t>(r);
     w.slot_of[r] = slot;
   }
+}
+
+__global__ void place_routes(MoeExpertsArgs a, ExpertsWorkspace w) { place_routes_from(a, w, global_thread(), grid_threads()); }
+
+// The four grouping steps in one block, for the few routes of a decode step, where each
+// launch of the four would cost more than its work. __syncthreads orders the steps: the
+// block's global writes before it are visible to the whole block after it.
+constexpr std::int64_t kOneBlockRoutes = 1024;
+constexpr int kOneBlockThreads = 1024;
+__global__ void __launch_bounds__(kOneBlockThreads) group_routes_in_one_block(MoeExpertsArgs a, ExpertsWorkspace w) {
+  zero_counts_from(w.cursor, a.experts, threadIdx.x, blockDim.x);
+  __syncthreads();
+  count_routes_from(a, w, threadIdx.x, blockDim.x);
+  __syncthreads();
+  scan_counts_in_block(a.experts, w);
+  __syncthreads();
+  place_routes_from(a, w, threadIdx.x, blockDim.x);
 }
 
 
@@ -368,10 +399,14 @@ void launch_gemvs(const MoeExpertsArgs& a, const ExpertsWorkspace& w, NativeStre
 void run_experts(const MoeExpertsArgs& a, NativeStream s, [[maybe_unused]] bool tensor_cores) {
   const std::int64_t routes = a.rows * a.top_k;
   const ExpertsWorkspace w = carve(a.workspace, routes, a.experts, a.hidden, a.inter);
-  zero_counts<<<blocks_for(a.experts, kThreads), kThreads, 0, s>>>(w.cursor, a.experts);
-  count_routes<<<blocks_for(routes, kThreads), kThreads, 0, s>>>(a, w);
-  scan_counts<<<1, 1024, 0, s>>>(a.experts, w);
-  place_routes<<<blocks_for(routes, kThreads), kThreads, 0, s>>>(a, w);
+  if (routes <= kOneBlockRoutes) {
+    group_routes_in_one_block<<<1, kOneBlockThreads, 0, s>>>(a, w);
+  } else {
+    zero_counts<<<blocks_for(a.experts, kThreads), kThreads, 0, s>>>(w.cursor, a.experts);
+    count_routes<<<blocks_for(routes, kThreads), kThreads, 0, s>>>(a, w);
+    scan_counts<<<1, 1024, 0, s>>>(a.experts, w);
+    place_routes<<<blocks_for(routes, kThreads), kThreads, 0, s>>>(a, w);
+  }
   bool ran_mma = false;
 #if !defined(TILEOPS_GPU_HIP)
   ran_mma = tensor_cores && launch_moe_mma(a, w, s);
