@@ -1,6 +1,6 @@
 // Hopper's warpgroup matrix multiply (wgmma, sm_90a machine code only) for the CUDA-only
 // kernels: descriptors of 128-byte-swizzled shared-memory tiles, the m64nNk16 products with
-// float accumulators that the attention kernel uses, and the fences that order them.
+// float accumulators that the attention and MoE kernels use, and the fences that order them.
 //
 // Tile layout (`swizzled_panel_offset`): a tile of kRows rows by a multiple of 64 columns of
 // 16-bit elements is kept as panels of 64 columns, each kRows rows of 128 bytes; 16-byte chunk
@@ -41,6 +41,9 @@ __device__ __forceinline__ std::uint64_t swizzled_descriptor(const void* start, 
          (static_cast<std::uint64_t>((stride_bytes >> 4) & 0x3FFF) << 32) | (std::uint64_t{1} << 62);
 }
 
+// Makes this thread's completed copies (cp.async) visible to the tensor cores, which read
+// shared memory through the async proxy.
+__device__ __forceinline__ void fence_copies_for_wgmma() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 // Orders this warpgroup's register and shared-memory accesses before the wgmma that follows.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 // Closes the group of wgmma issued since the last commit.
@@ -93,25 +96,28 @@ __device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[16][4], std::uint
 
 // d (64 rows by kN columns, kN 64 or 128, laid out as in wgmma_m64n128k16_ss) = a b, plus d
 // when `accumulate`: a is 64 x 16 in registers (four pairs of T: rows g and g + 8 at columns
-// 2t, 2t + 1 and 8 + 2t, 9 + 2t, the accumulator's layout), b is 16 x kN in shared memory,
-// MN-major (by descriptor). Asynchronous like wgmma_m64n128k16_ss.
-template <class T, int kN>
+// 2t, 2t + 1 and 8 + 2t, 9 + 2t, the accumulator's layout), b is 16 x kN in shared memory by
+// descriptor, MN-major when kMnMajorB (a value tile read along its columns), else K-major (a
+// tile of kN rows of K, such as weight rows). Asynchronous like wgmma_m64n128k16_ss; a's
+// registers, too, must not change before the wait.
+template <class T, int kN, bool kMnMajorB = true>
 __device__ __forceinline__ void wgmma_m64k16_rs(float (&d)[kN / 8][4], const std::uint32_t (&a)[4], std::uint64_t b,
                                                 bool accumulate) {
   static_assert(kN == 64 || kN == 128, "wgmma_m64k16_rs serves 64 or 128 columns");
-#define TILEOPS_WGMMA_RS(n, type, regs, operands, a0, a1, a2, a3, desc, flag)                              \
+#define TILEOPS_WGMMA_RS(n, type, regs, operands, a0, a1, a2, a3, desc, flag, major)                       \
   asm volatile(TILEOPS_WGMMA_PREDICATE(flag) "wgmma.mma_async.sync.aligned.m64n" n "k16.f32." type "." type \
-                                             " " regs ", {" a0 ", " a1 ", " a2 ", " a3 "}, " desc ", p, 1, 1, 1;\n}\n"  \
+                                             " " regs ", {" a0 ", " a1 ", " a2 ", " a3 "}, " desc ", p, 1, 1, " major ";\n}\n" \
                : operands                                                                                 \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(static_cast<int>(accumulate)))
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(static_cast<int>(accumulate)),      \
+                 "n"(kMnMajorB ? 1 : 0))
   if constexpr (kN == 128 && std::is_same_v<T, bf16>) {
-    TILEOPS_WGMMA_RS("128", "bf16", TILEOPS_WGMMA_R64, TILEOPS_WGMMA_D64, "%64", "%65", "%66", "%67", "%68", "%69");
+    TILEOPS_WGMMA_RS("128", "bf16", TILEOPS_WGMMA_R64, TILEOPS_WGMMA_D64, "%64", "%65", "%66", "%67", "%68", "%69", "%70");
   } else if constexpr (kN == 128) {
-    TILEOPS_WGMMA_RS("128", "f16", TILEOPS_WGMMA_R64, TILEOPS_WGMMA_D64, "%64", "%65", "%66", "%67", "%68", "%69");
+    TILEOPS_WGMMA_RS("128", "f16", TILEOPS_WGMMA_R64, TILEOPS_WGMMA_D64, "%64", "%65", "%66", "%67", "%68", "%69", "%70");
   } else if constexpr (std::is_same_v<T, bf16>) {
-    TILEOPS_WGMMA_RS("64", "bf16", TILEOPS_WGMMA_R32, TILEOPS_WGMMA_D32, "%32", "%33", "%34", "%35", "%36", "%37");
+    TILEOPS_WGMMA_RS("64", "bf16", TILEOPS_WGMMA_R32, TILEOPS_WGMMA_D32, "%32", "%33", "%34", "%35", "%36", "%37", "%38");
   } else {
-    TILEOPS_WGMMA_RS("64", "f16", TILEOPS_WGMMA_R32, TILEOPS_WGMMA_D32, "%32", "%33", "%34", "%35", "%36", "%37");
+    TILEOPS_WGMMA_RS("64", "f16", TILEOPS_WGMMA_R32, TILEOPS_WGMMA_D32, "%32", "%33", "%34", "%35", "%36", "%37", "%38");
   }
 #undef TILEOPS_WGMMA_RS
 }
