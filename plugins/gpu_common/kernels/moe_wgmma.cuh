@@ -9,10 +9,7 @@
 
 namespace tileops::gpu {
 
-// Whether this build embeds the kernels' sm_90a machine code (TILEOPS_CUDA_ARCHS names 90a).
-bool moe_wgmma_built();
-
-// Whether the wgmma GEMMs can run on the current device: built, compute capability 9.0 with
+// Whether the wgmma GEMMs can run on the current device: built (moe_wgmma_built), compute capability 9.0 with
 // the sm_90a image loaded, and the shared memory of their pipelines (about 193 KiB a block).
 // The call's shapes must also pass moe_mma_shapes (the same as the mma.sync GEMMs'). Reads the
 // device's facts once per device.
