@@ -283,20 +283,15 @@ __global__ void __launch_bounds__(kWgThreads, 1) down_wgmma_kernel(MoeExpertsArg
 #endif
 }
 
-// Whether the current device runs the sm_90a kernels (compute capability 9.0, the loaded image
-// sm_90a machine code rather than JIT-compiled PTX, the pipelines' shared memory), read from
-// the driver once per device (the first 64 remembered).
+// Whether the device runs the sm_90a kernels: compute capability 9.0 (which loads the sm_90a
+// machine code of a build that embeds it) with the pipelines' shared memory.
 bool read_wgmma_device(int device) {
   int major = 0, minor = 0, shared = 0;
   check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "reading the compute capability");
   check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "reading the compute capability");
   check(cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
         "reading the shared memory limit");
-  if (major != 9 || minor != 0) return false;
-  cudaFuncAttributes attributes{};
-  check(cudaFuncGetAttributes(&attributes, down_wgmma_kernel<bf16>), "reading a kernel's attributes");
-  return attributes.binaryVersion == 90 && attributes.ptxVersion >= 90 &&
-         shared >= std::max(kGateWgBytes<bf16>, kDownWgBytes<bf16>);
+  return major == 9 && minor == 0 && shared >= std::max(kGateWgBytes<bf16>, kDownWgBytes<bf16>);
 }
 
 }  // namespace
@@ -309,6 +304,7 @@ bool moe_wgmma_built() {
 #endif
 }
 
+// The first 64 devices' facts remembered.
 bool moe_wgmma_serves() {
   if (!moe_wgmma_built()) return false;
   constexpr int kDevices = 64;

@@ -9,10 +9,10 @@
 
 namespace tileops::gpu {
 
-// Whether the wgmma GEMMs can run on the current device: built (moe_wgmma_built), compute capability 9.0 with
-// the sm_90a image loaded, and the shared memory of their pipelines (about 193 KiB a block).
-// The call's shapes must also pass moe_mma_shapes (the same as the mma.sync GEMMs'). Reads the
-// device's facts once per device.
+// Whether the wgmma GEMMs can run on the current device: built (moe_wgmma_built), compute
+// capability 9.0, and the shared memory of their pipelines (193 KiB a block). The call's shapes
+// must also pass moe_mma_shapes (the same as the mma.sync GEMMs'). Reads the device's facts
+// once per device.
 bool moe_wgmma_serves();
 
 // Both products over the groups the grouping steps left in `w` (offsets, tile_start, sorted),
