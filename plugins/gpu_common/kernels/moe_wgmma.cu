@@ -149,25 +149,22 @@ __global__ void __launch_bounds__(kWgThreads, 1) gate_up_wgmma_kernel(MoeExperts
   };
 
   const int group = threadIdx.x / 128;  // the warpgroup: rows 64 * group on
-  float acc_gate[kWgGateColumns / 8][4] = {};
-  float acc_up[kWgGateColumns / 8][4] = {};
+  // One product over the 256 B rows: chunks 0-15 the gate columns, 16-31 the up columns.
+  constexpr int kUp = kWgGateColumns / 8;
+  float acc[2 * kUp][4] = {};
   const auto compute = [&](int slot) {
     const T* const sa = smem + slot * kStageElems;
     const T* const sb = sa + kTileRows * kStepK;
-    fence_registers(acc_gate);
-    fence_registers(acc_up);
+    fence_registers(acc);
     wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < kStepK / 16; ++ks) {
-      const std::uint64_t ad = k_major(sa, group * 64, ks * 16);
-      wgmma_m64n128k16_ss<T>(acc_gate, ad, k_major(sb, 0, ks * 16), true);
-      wgmma_m64n128k16_ss<T>(acc_up, ad, k_major(sb, kWgGateColumns, ks * 16), true);
+      wgmma_m64n256k16_ss<T>(acc, k_major(sa, group * 64, ks * 16), k_major(sb, 0, ks * 16), true);
     }
     wgmma_commit();
   };
   run_pipeline<kGateWgStages, 1>(static_cast<int>(a.hidden / kStepK), load, compute);
-  fence_registers(acc_gate);
-  fence_registers(acc_up);
+  fence_registers(acc);
 
   // The accumulator layout: in chunk j, rows g and g + 8 of the warp's 16, columns 8j + 2t, + 1.
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
@@ -183,8 +180,8 @@ __global__ void __launch_bounds__(kWgThreads, 1) gate_up_wgmma_kernel(MoeExperts
       float v[2];
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const float gv = acc_gate[j][2 * half + e];
-        v[e] = (a.gelu ? gelu_erf(gv) : silu(gv)) * acc_up[j][2 * half + e];
+        const float gv = acc[j][2 * half + e];
+        v[e] = (a.gelu ? gelu_erf(gv) : silu(gv)) * acc[kUp + j][2 * half + e];
       }
       *reinterpret_cast<float2*>(row + col) = make_float2(v[0], v[1]);
     }

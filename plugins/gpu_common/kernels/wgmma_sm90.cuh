@@ -63,15 +63,20 @@ __device__ __forceinline__ void fence_registers(float (&d)[kChunks][4]) {
   }
 }
 
-// The accumulator operands of a product with 8 or 16 chunks of 8 columns, d[chunk][0..3].
+// The accumulator operands of a product with 8, 16 or 32 chunks of 8 columns, d[chunk][0..3].
 #define TILEOPS_WGMMA_D2(c)                                                                                 \
   "+f"(d[c][0]), "+f"(d[c][1]), "+f"(d[c][2]), "+f"(d[c][3]), "+f"(d[c + 1][0]), "+f"(d[c + 1][1]),           \
       "+f"(d[c + 1][2]), "+f"(d[c + 1][3])
 #define TILEOPS_WGMMA_D32 TILEOPS_WGMMA_D2(0), TILEOPS_WGMMA_D2(2), TILEOPS_WGMMA_D2(4), TILEOPS_WGMMA_D2(6)
 #define TILEOPS_WGMMA_D64 \
   TILEOPS_WGMMA_D32, TILEOPS_WGMMA_D2(8), TILEOPS_WGMMA_D2(10), TILEOPS_WGMMA_D2(12), TILEOPS_WGMMA_D2(14)
+#define TILEOPS_WGMMA_D128                                                                                    \
+  TILEOPS_WGMMA_D64, TILEOPS_WGMMA_D2(16), TILEOPS_WGMMA_D2(18), TILEOPS_WGMMA_D2(20), TILEOPS_WGMMA_D2(22),       \
+      TILEOPS_WGMMA_D2(24), TILEOPS_WGMMA_D2(26), TILEOPS_WGMMA_D2(28), TILEOPS_WGMMA_D2(30)
 #define TILEOPS_WGMMA_R32 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
 #define TILEOPS_WGMMA_R64 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+
+#define TILEOPS_WGMMA_R128 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
 
 // The scale-d operand as a predicate: the product adds to d when `accumulate` is non-zero.
 #define TILEOPS_WGMMA_PREDICATE(operand) "{\n.reg .pred p;\nsetp.ne.b32 p, " operand ", 0;\n"
@@ -88,6 +93,20 @@ __device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[16][4], std::uint
   asm volatile(TILEOPS_WGMMA_PREDICATE("%66") "wgmma.mma_async.sync.aligned.m64n128k16.f32." type "." type " " \
                TILEOPS_WGMMA_R64 ", %64, %65, p, 1, 1, 0, 0;\n}\n"                                           \
                : TILEOPS_WGMMA_D64                                                                           \
+               : "l"(a), "l"(b), "r"(static_cast<int>(accumulate)))
+  if constexpr (std::is_same_v<T, bf16>) TILEOPS_WGMMA_SS("bf16");
+  else TILEOPS_WGMMA_SS("f16");
+#undef TILEOPS_WGMMA_SS
+}
+
+// wgmma_m64n128k16_ss over 256 columns: b is 16 x 256 in shared memory, K-major.
+template <class T>
+__device__ __forceinline__ void wgmma_m64n256k16_ss(float (&d)[32][4], std::uint64_t a, std::uint64_t b,
+                                                    bool accumulate) {
+#define TILEOPS_WGMMA_SS(type)                                                                                  \
+  asm volatile(TILEOPS_WGMMA_PREDICATE("%130") "wgmma.mma_async.sync.aligned.m64n256k16.f32." type "." type " " \
+               TILEOPS_WGMMA_R128 ", %128, %129, p, 1, 1, 0, 0;\n}\n"                                          \
+               : TILEOPS_WGMMA_D128                                                                             \
                : "l"(a), "l"(b), "r"(static_cast<int>(accumulate)))
   if constexpr (std::is_same_v<T, bf16>) TILEOPS_WGMMA_SS("bf16");
   else TILEOPS_WGMMA_SS("f16");
@@ -123,8 +142,10 @@ __device__ __forceinline__ void wgmma_m64k16_rs(float (&d)[kN / 8][4], const std
 }
 
 #undef TILEOPS_WGMMA_PREDICATE
+#undef TILEOPS_WGMMA_R128
 #undef TILEOPS_WGMMA_R64
 #undef TILEOPS_WGMMA_R32
+#undef TILEOPS_WGMMA_D128
 #undef TILEOPS_WGMMA_D64
 #undef TILEOPS_WGMMA_D32
 #undef TILEOPS_WGMMA_D2
