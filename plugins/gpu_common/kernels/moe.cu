@@ -7,8 +7,8 @@
 // the group at a time, so a weight row is read once per eight routes, or one route at a time
 // with more of the row in flight for a single token; down likewise) or, for
 // float16 and bfloat16 batches of at least four routes per expert on CUDA sm_80 and later,
-// grouped GEMMs on tensor cores over the same groups (moe_mma.cu). Both keep act(gate) * up in
-// float32.
+// grouped GEMMs on tensor cores over the same groups (moe_mma.cu, or moe_wgmma.cu on sm_90a when
+// the caller asks for it). Both keep act(gate) * up in float32.
 #include "../host/moe_launchers.hpp"
 #include "launch.cuh"
 #include "report_fault.cuh"
@@ -16,6 +16,7 @@
 #include "moe_experts.cuh"
 #if !defined(TILEOPS_GPU_HIP)
 #include "moe_mma.cuh"
+#include "moe_wgmma.cuh"
 #endif
 
 namespace tileops::gpu {
@@ -395,7 +396,8 @@ void launch_gemvs(const MoeExpertsArgs& a, const ExpertsWorkspace& w, NativeStre
 
 
 // The experts after the checks: group the routes, run the two products (on tensor cores when
-// `tensor_cores` and the device and shapes allow it, else the GEMVs), then the weighted sums.
+// `tensor_cores` and the device and shapes allow it: wgmma when a.hopper and it serves, else
+// mma.sync; otherwise the GEMVs), then the weighted sums.
 void run_experts(const MoeExpertsArgs& a, NativeStream s, [[maybe_unused]] bool tensor_cores) {
   const std::int64_t routes = a.rows * a.top_k;
   const ExpertsWorkspace w = carve(a.workspace, routes, a.experts, a.hidden, a.inter);
@@ -409,7 +411,12 @@ void run_experts(const MoeExpertsArgs& a, NativeStream s, [[maybe_unused]] bool 
   }
   bool ran_mma = false;
 #if !defined(TILEOPS_GPU_HIP)
-  ran_mma = tensor_cores && launch_moe_mma(a, w, s);
+  if (tensor_cores && a.hopper && moe_wgmma_serves()) {
+    launch_moe_wgmma(a, w, s);
+    ran_mma = true;
+  } else {
+    ran_mma = tensor_cores && launch_moe_mma(a, w, s);
+  }
 #endif
   if (a.experts > 0 && !ran_mma) {
     with_float_type(a.dtype, "moe_experts", [&](auto tag) {
