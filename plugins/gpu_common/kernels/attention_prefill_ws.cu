@@ -31,7 +31,7 @@ constexpr int kBr = 128;  // query rows per block
 constexpr int kBc = 128;  // keys per tile
 constexpr int kStages = 2;
 constexpr int kThreads = 384;
-constexpr int kConsumerWarps = 8;
+constexpr int kConsumerWarps = 8;  // each arrives on a stage's empty barrier
 constexpr int kPanelColumns = 64;  // a TMA box's columns: one 128-byte swizzle span
 
 // The block's barriers in shared memory, after the tiles.
@@ -47,7 +47,7 @@ using namespace attention_tile;
 
 // About 10 s at the H200's clock: a wait this long is a pipeline bug, which traps (the launch
 // then fails) rather than hanging the device.
-constexpr long long kWaitLimitCycles = 1ll << 34;
+constexpr unsigned long long kWaitLimitCycles = 1ull << 34;
 
 __device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, unsigned arrivals) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(arrivals) : "memory");
@@ -63,24 +63,17 @@ __device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
 }
 
-__device__ __forceinline__ bool mbarrier_try_wait(std::uint32_t bar, std::uint32_t parity) {
-  std::uint32_t done;
-  asm volatile(
-      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(bar), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-
-// Waits until the barrier's phase of parity `parity` has completed.
+// Waits until the barrier's phase of parity `parity` has completed. One asm block with its own
+// trap: a trap the compiler sees in C++ costs the consumers their raised register budget
+// (ptxas then spills), one inside the block does not.
 __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
-  const std::uint32_t address = shared_address(bar);
-  if (mbarrier_try_wait(address, parity)) return;
-  const long long start = clock64();
-  while (!mbarrier_try_wait(address, parity)) {
-    if (clock64() - start > kWaitLimitCycles) __trap();
-  }
+  asm volatile(
+      "{\n.reg .pred done;\n.reg .u64 start, waited;\nmov.u64 start, %%clock64;\n"
+      "WAIT:\nmbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n@done bra.uni READY;\n"
+      "mov.u64 waited, %%clock64;\nsub.u64 waited, waited, start;\nsetp.gt.u64 done, waited, %2;\n@done trap;\n"
+      "bra.uni WAIT;\nREADY:\n}\n" ::"r"(shared_address(bar)),
+      "r"(parity), "n"(kWaitLimitCycles)
+      : "memory");
 }
 
 // Loads the box at coordinates (c0, c1, c2, c3) of `map` into shared memory at dst; the bytes
@@ -132,30 +125,32 @@ __device__ void produce(const CUtensorMap& map_q, const CUtensorMap& map_k, cons
   }
 }
 
-// S = Q K^T for this warpgroup's 64 rows (from q_rows) against the 128 keys of k_tile.
+// The descriptor `base` moved on by `elements` 16-bit elements (the start address sits in the
+// low bits, counted in 16 bytes; shared memory is below 256 KiB, so the field cannot carry).
+// Offsetting one descriptor keeps a single base live instead of one descriptor per step.
+__device__ __forceinline__ std::uint64_t descriptor_at(std::uint64_t base, int elements) {
+  return base + static_cast<std::uint64_t>(elements * 2 / 16);
+}
+
+// S = Q K^T for this warpgroup's 64 rows (descriptor q_rows) against the 128 keys of the key
+// tile (descriptor k_tile), both K-major.
 template <class T, int kD>
-__device__ __forceinline__ void issue_scores(float (&s)[kBc / 8][4], const T* q_rows, const T* k_tile) {
-  constexpr std::uint32_t kRowGroupBytes = 8 * 128;
+__device__ __forceinline__ void issue_scores(float (&s)[kBc / 8][4], std::uint64_t q_rows, std::uint64_t k_tile) {
 #pragma unroll
   for (int ks = 0; ks < kD / 16; ++ks) {
     const int panel = ks / 4, column = (ks % 4) * 16;
-    const std::uint64_t qd = swizzled_descriptor(q_rows + panel * kBr * 64 + column, 16, kRowGroupBytes);
-    const std::uint64_t kd = swizzled_descriptor(k_tile + panel * kBc * 64 + column, 16, kRowGroupBytes);
-    wgmma_m64n128k16_ss<T>(s, qd, kd, ks > 0);
+    wgmma_m64n128k16_ss<T>(s, descriptor_at(q_rows, panel * kBr * 64 + column),
+                           descriptor_at(k_tile, panel * kBc * 64 + column), ks > 0);
   }
   wgmma_commit();
 }
 
-// O += P V for the key tile whose probabilities p holds.
+// O += P V for the key tile whose probabilities p holds (descriptor v_tile, MN-major).
 template <class T, int kD>
 __device__ __forceinline__ void issue_values(float (&o)[kD / 8][4], const std::uint32_t (&p)[kBc / 16][4],
-                                             const T* v_tile) {
-  constexpr std::uint32_t kRowGroupBytes = 8 * 128, kPanelBytes = kBc * 128;
+                                             std::uint64_t v_tile) {
 #pragma unroll
-  for (int kk = 0; kk < kBc / 16; ++kk) {
-    const std::uint64_t vd = swizzled_descriptor(v_tile + kk * 16 * 64, kPanelBytes, kRowGroupBytes);
-    wgmma_m64k16_rs<T, kD>(o, p[kk], vd, true);
-  }
+  for (int kk = 0; kk < kBc / 16; ++kk) wgmma_m64k16_rs<T, kD>(o, p[kk], descriptor_at(v_tile, kk * 16 * 64), true);
   wgmma_commit();
 }
 
@@ -231,7 +226,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (tiles > 0) {
     const float scale = score_scale(a, kSoftcap);
     const int window = window_of(a);
-    const T* q_rows = s_q + group * 64 * 64;
+    constexpr std::uint32_t kRowGroupBytes = 8 * 128, kPanelBytes = kBc * 128;
+    const std::uint64_t q_rows = swizzled_descriptor(s_q + group * 64 * 64, 16, kRowGroupBytes);
+    const std::uint64_t k_tiles = swizzled_descriptor(s_k, 16, kRowGroupBytes);
+    const std::uint64_t v_tiles = swizzled_descriptor(s_v, kPanelBytes, kRowGroupBytes);
     // Scores in base 2, masked where the tile crosses a mask's edge (32-bit offsets from the
     // tile's first key: the launcher bounds the lengths).
     const auto mask = [&](float (&s)[kBc / 8][4], int tile) {
@@ -256,7 +254,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     mbarrier_wait(&bars.k_full[0], 0);
     wait_turn(own_turn);
     wgmma_fence();
-    issue_scores<T, kD>(s, q_rows, s_k);
+    issue_scores<T, kD>(s, q_rows, k_tiles);
     end_turn(false);
     wgmma_wait<0>();
     fence_registers(s);
@@ -270,9 +268,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       wait_turn(own_turn);
       fence_registers(o);
       wgmma_fence();
-      issue_scores<T, kD>(s, q_rows, s_k + stage * kBc * kD);
+      issue_scores<T, kD>(s, q_rows, descriptor_at(k_tiles, stage * kBc * kD));
       mbarrier_wait(&bars.v_full[prev], ((i - 1) / kStages) & 1);
-      issue_values<T, kD>(o, p, s_v + prev * kBc * kD);
+      issue_values<T, kD>(o, p, descriptor_at(v_tiles, prev * kBc * kD));
       end_turn(false);
       wgmma_wait<1>();  // the scores; P V may still run
       fence_registers(s);
@@ -291,7 +289,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     wait_turn(own_turn);
     fence_registers(o);
     wgmma_fence();
-    issue_values<T, kD>(o, p, s_v + last * kBc * kD);
+    issue_values<T, kD>(o, p, descriptor_at(v_tiles, last * kBc * kD));
     end_turn(true);
     wgmma_wait<0>();
     fence_registers(o);
