@@ -31,7 +31,6 @@ constexpr int kBr = 128;  // query rows per block
 constexpr int kBc = 128;  // keys per tile
 constexpr int kStages = 2;
 constexpr int kThreads = 384;
-constexpr int kConsumerWarps = 8;  // each arrives on a stage's empty barrier
 constexpr int kPanelColumns = 64;  // a TMA box's columns: one 128-byte swizzle span
 
 // The block's barriers in shared memory, after the tiles.
@@ -44,6 +43,8 @@ struct Barriers {
 
 #if defined(TILEOPS_HAS_WGMMA)
 using namespace attention_tile;
+
+constexpr int kConsumerWarps = 8;  // each arrives on a stage's empty barrier
 
 // About 10 s at the H200's clock: a wait this long is a pipeline bug, which traps (the launch
 // then fails) rather than hanging the device.

@@ -118,52 +118,62 @@ __device__ __forceinline__ void scale_and_mask(float (&s)[kChunks][4], const Att
   }
 }
 
-// Folds a row tile's base-2 scores into the running softmax of its two rows: the running
-// maxima m_run and this lane's partial sums l_run move on, the scores become their
-// unnormalised probabilities, and rescale[half] is the factor the rows' earlier output takes.
+// Folds the base-2 scores of one of a row tile's two rows (half 0: row g, half 1: row g + 8)
+// into its running softmax: the running maximum m_run and this lane's partial sum l_run move on
+// and the scores become their unnormalised probabilities. Returns the factor the row's earlier
+// output takes.
 template <int kChunks>
-__device__ __forceinline__ void fold_scores(float (&s)[kChunks][4], float (&m_run)[2], float (&l_run)[2],
-                                            float (&rescale)[2]) {
+__device__ __forceinline__ float fold_row(float (&s)[kChunks][4], int half, float& m_run, float& l_run) {
+  float mx = kNegInf;
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    float mx = kNegInf;
+  for (int nt = 0; nt < kChunks; ++nt) mx = fmaxf(mx, fmaxf(s[nt][2 * half], s[nt][2 * half + 1]));
+  mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+  mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+  const float m_new = fmaxf(m_run, mx);
+  const float factor = exp2_rel(m_run, m_new);
+  m_run = m_new;
+  float sum = 0.f;
 #pragma unroll
-    for (int nt = 0; nt < kChunks; ++nt) mx = fmaxf(mx, fmaxf(s[nt][2 * half], s[nt][2 * half + 1]));
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-    const float m_new = fmaxf(m_run[half], mx);
-    rescale[half] = exp2_rel(m_run[half], m_new);
-    m_run[half] = m_new;
-    float sum = 0.f;
-#pragma unroll
-    for (int nt = 0; nt < kChunks; ++nt) {
-      s[nt][2 * half] = exp2_rel(s[nt][2 * half], m_new);
-      s[nt][2 * half + 1] = exp2_rel(s[nt][2 * half + 1], m_new);
-      sum += s[nt][2 * half] + s[nt][2 * half + 1];
-    }
-    l_run[half] = l_run[half] * rescale[half] + sum;  // this lane's part; the quad sums at the end
+  for (int nt = 0; nt < kChunks; ++nt) {
+    s[nt][2 * half] = exp2_rel(s[nt][2 * half], m_new);
+    s[nt][2 * half + 1] = exp2_rel(s[nt][2 * half + 1], m_new);
+    sum += s[nt][2 * half] + s[nt][2 * half + 1];
   }
+  l_run = l_run * factor + sum;  // this lane's part; the quad sums at the end
+  return factor;
 }
 
-// Scales the output accumulator's two rows by the factors fold_scores gave.
+// Scales one row (half as in fold_row) of an output accumulator.
 template <int kOutChunks>
-__device__ __forceinline__ void rescale_rows(float (&o)[kOutChunks][4], const float (&rescale)[2]) {
+__device__ __forceinline__ void rescale_row(float (&o)[kOutChunks][4], int half, float factor) {
 #pragma unroll
   for (int i = 0; i < kOutChunks; ++i) {
-    o[i][0] *= rescale[0];
-    o[i][1] *= rescale[0];
-    o[i][2] *= rescale[1];
-    o[i][3] *= rescale[1];
+    o[i][2 * half] *= factor;
+    o[i][2 * half + 1] *= factor;
   }
 }
 
-// fold_scores, then rescale_rows on o (the output accumulator of the same rows).
+// Folds a row tile's base-2 scores into the running softmax of its two rows (fold_row) and
+// rescales o, the output accumulator of the same rows.
 template <int kChunks, int kOutChunks>
 __device__ __forceinline__ void fold_into_softmax(float (&s)[kChunks][4], float (&o)[kOutChunks][4], float (&m_run)[2],
                                                   float (&l_run)[2]) {
-  float rescale[2];
-  fold_scores(s, m_run, l_run, rescale);
-  rescale_rows(o, rescale);
+#pragma unroll
+  for (int half = 0; half < 2; ++half) rescale_row(o, half, fold_row(s, half, m_run[half], l_run[half]));
+}
+
+// fold_into_softmax in two steps, for an o still being accumulated when the scores are folded:
+// fold_scores gives each row's factor, rescale_rows applies them once o may be touched.
+template <int kChunks>
+__device__ __forceinline__ void fold_scores(float (&s)[kChunks][4], float (&m_run)[2], float (&l_run)[2],
+                                            float (&factors)[2]) {
+#pragma unroll
+  for (int half = 0; half < 2; ++half) factors[half] = fold_row(s, half, m_run[half], l_run[half]);
+}
+template <int kOutChunks>
+__device__ __forceinline__ void rescale_rows(float (&o)[kOutChunks][4], const float (&factors)[2]) {
+#pragma unroll
+  for (int half = 0; half < 2; ++half) rescale_row(o, half, factors[half]);
 }
 
 // Writes this lane's part of output rows row0 and row0 + 8 (those below a.seq_q) of the
