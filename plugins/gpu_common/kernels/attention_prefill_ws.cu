@@ -70,9 +70,9 @@ __device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
 __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
   asm volatile(
       "{\n.reg .pred done;\n.reg .u64 start, waited;\nmov.u64 start, %%clock64;\n"
-      "WAIT:\nmbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n@done bra.uni READY;\n"
+      "WAIT:\nmbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n@done bra READY;\n"
       "mov.u64 waited, %%clock64;\nsub.u64 waited, waited, start;\nsetp.gt.u64 done, waited, %2;\n@done trap;\n"
-      "bra.uni WAIT;\nREADY:\n}\n" ::"r"(shared_address(bar)),
+      "bra WAIT;\nREADY:\n}\n" ::"r"(shared_address(bar)),
       "r"(parity), "n"(kWaitLimitCycles)
       : "memory");
 }
@@ -276,12 +276,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait<1>();  // the scores; P V may still run
       fence_registers(s);
       mask(s, block.tile_begin + i);
-      float rescale[2];
-      fold_scores(s, m_run, l_run, rescale);
+      float factors[2];
+      fold_scores(s, m_run, l_run, factors);
       wgmma_wait<0>();
       fence_registers(o);
       release_stage(bars, prev);
-      rescale_rows(o, rescale);
+      rescale_rows(o, factors);
       pack_probabilities<T>(p, s);
     }
 
