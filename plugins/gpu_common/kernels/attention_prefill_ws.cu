@@ -88,6 +88,11 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap& map, std:
       : "memory");
 }
 
+// Fetches a tensor map into the descriptor cache ahead of its first load.
+__device__ __forceinline__ void prefetch_map(const CUtensorMap& map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&map)) : "memory");
+}
+
 // Loads rows [row, row + 128) of head `head` of sequence `b` into a tile of kD / 64 panels.
 template <class T, int kD>
 __device__ __forceinline__ void tma_load_tile(T* tile, const CUtensorMap& map, std::uint64_t* bar, int head, int row,
@@ -113,6 +118,8 @@ template <class T, int kD>
 __device__ void produce(const CUtensorMap& map_q, const CUtensorMap& map_k, const CUtensorMap& map_v, Barriers& bars,
                         T* s_q, T* s_k, T* s_v, int head, int kv_head, int b, int m0, int tile_begin, int tiles) {
   constexpr std::uint32_t kTileBytes = 128 * kD * sizeof(T);
+  prefetch_map(map_k);
+  prefetch_map(map_v);
   mbarrier_expect_bytes(&bars.q_full, kTileBytes);
   tma_load_tile<T, kD>(s_q, map_q, &bars.q_full, head, m0, b);
   for (int i = 0; i < tiles; ++i) {
