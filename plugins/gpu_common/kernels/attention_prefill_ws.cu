@@ -9,7 +9,8 @@
 //
 // TMA with 128-byte swizzling writes a box of 64 columns (128 bytes) by 128 rows as rows of
 // 128 bytes whose 16-byte chunk c lands at chunk c ^ (row % 8) within each 1024-byte group of
-// 8 rows: the panel layout of wgmma_sm90.cuh, so the wgmma descriptors of the cp.async kernel
+// 8 rows (the swizzle XORs address bits 4-6 with bits 7-9, so panels start 1024-byte aligned):
+// the panel layout of wgmma_sm90.cuh, so the wgmma descriptors of the cp.async kernel
 // (attention_prefill_wgmma.cu) read these tiles unchanged.
 #include "attention_prefill_ws.cuh"
 
@@ -46,7 +47,7 @@ using namespace attention_tile;
 
 constexpr int kConsumerWarps = 8;  // each arrives on a stage's empty barrier
 
-// About 10 s at the H200's clock: a wait this long is a pipeline bug, which traps (the launch
+// About 9 s at the H200's clock: a wait this long is a pipeline bug, which traps (the launch
 // then fails) rather than hanging the device.
 constexpr unsigned long long kWaitLimitCycles = 1ull << 34;
 
