@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Host time per call from Python of a tiny op, RMSNorm [4, 4096] bfloat16, through
-tileops.ops and through torch.ops.tileops, against PyTorch eager on the same tensors; and, on a
+tileops.ops and through torch.ops.tileops, against PyTorch eager on the same tensors; the torch
+operator path taken apart (the dispatcher's round trip into the Python kernel, the kernel's
+plan lookup, output allocation and call into tileops); and, on a
 CUDA device with torch.compile, the Llama-3.1-8B block (RMSNorm, gate/up GEMM, SiLU-and-mul,
 down GEMM, residual add) built from tileops ops under torch.compile(fullgraph=True) against
 torch.compile of PyTorch's own block.
@@ -71,6 +73,29 @@ def overhead_rows(device, calls, repeats):
     return rows, norm.last_call["kernels"]
 
 
+def operator_path_parts(device, calls, repeats):
+    """[(part, host us per call)]: the torch operator path of the same call taken apart. The
+    operator through torch; the kernel it registered called directly (the difference is the
+    dispatcher's round trip into a Python kernel); then the kernel's own steps alone: the plan
+    lookup, the output from torch's allocator, and the call into tileops with that output."""
+    x = torch.randn(4, HIDDEN, device=device, dtype=torch.bfloat16)
+    w = torch.rand(HIDDEN, device=device, dtype=torch.bfloat16)
+    norm = tileops.ops.RMSNormFwdOp([HIDDEN], EPS)
+    key = norm.instance_key
+    boundary, branch = tileops.torch.operators["tileops::norm_rms_norm_fwd"]
+    kernel = tileops.torch._make_kernel(branch)
+    plan = tileops.torch._plans.get(norm, (x, w), None)
+    shape, dtype = plan[0]
+    buffers = [x.new_empty(shape, dtype=dtype)]
+    return list(host_us_per_call({
+        "the operator, through torch": lambda: boundary(x, w, key),
+        "its kernel function, called directly": lambda: kernel(x, w, key),
+        "the kernel's plan lookup": lambda: tileops.torch._plans.get(norm, (x, w), None),
+        "the kernel's output from torch's allocator": lambda: x.new_empty(shape, dtype=dtype),
+        "the kernel's call into tileops, output given": lambda: norm._run((x, w), None, buffers, grad_checked=True),
+    }, calls, repeats, device).items())
+
+
 def block_ms(block, inputs, repeats):
     for _ in range(3):
         block(*inputs)
@@ -135,8 +160,12 @@ def main():
         "| --- | ---: | ---: |",
     ]
     lines += ["| %s | %.2f | %.2fx |" % (name, us, us / eager) for name, us in overhead]
+    parts = operator_path_parts(device, args.calls, args.repeats)
+    lines += ["", "## The torch operator path taken apart (same call, same tensors)", "",
+              "| Part | Host time per call (us) |", "| --- | ---: |"]
+    lines += ["| %s | %.2f |" % (name, us) for name, us in parts]
     report = {"device": str(device), "torch": torch.__version__, "tileops": tileops.__version__,
-              "kernels": kernels, "host_us_per_call": dict(overhead)}
+              "kernels": kernels, "host_us_per_call": dict(overhead), "operator_path_us": dict(parts)}
     compilable = hasattr(torch, "compile") and hasattr(torch.library, "register_fake")
     if device.type == "cuda" and compilable:
         blocks = block_rows(device, args.repeats)
