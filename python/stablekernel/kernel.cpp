@@ -191,6 +191,7 @@ void run(int index, StableIValue* stack, uint64_t nargs, uint64_t nrets) {
     check_shim(shim.empty_strided(static_cast<int64_t>(p.sizes.size()), p.sizes.data(), p.strides.data(), p.dtype,
                                   device_type, device_index, &made),
                "aoti_torch_empty_strided");
+    if (made == nullptr) throw std::runtime_error("RuntimeError: aoti_torch_empty_strided gave no tensor");
     owned.add(made);
     s.made[r] = made;
   }

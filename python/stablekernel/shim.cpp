@@ -47,41 +47,46 @@ void find(void* lib, const char* name, Fn* slot, std::vector<std::string>* missi
 }  // namespace
 
 std::string resolve(const char* cpu_path, const char* cuda_path) {
-  shim = Shim{};
+  // Resolved into a local table first: a refused torch leaves an earlier resolution in place.
+  Shim found{};
   void* cpu = dlopen(cpu_path, RTLD_NOW | RTLD_NOLOAD);
   if (cpu == nullptr) return std::string("libtorch_cpu is not loaded from ") + cpu_path;
   std::vector<std::string> missing;
-  find(cpu, "aoti_torch_library_init_impl", &shim.library_init_impl, &missing);
-  find(cpu, "torch_library_impl", &shim.library_impl, &missing);
-  find(cpu, "aoti_torch_delete_library_object", &shim.delete_library, &missing);
-  find(cpu, "aoti_torch_get_data_ptr", &shim.get_data_ptr, &missing);
-  find(cpu, "aoti_torch_get_sizes", &shim.get_sizes, &missing);
-  find(cpu, "aoti_torch_get_strides", &shim.get_strides, &missing);
-  find(cpu, "aoti_torch_get_dim", &shim.get_dim, &missing);
-  find(cpu, "aoti_torch_get_dtype", &shim.get_dtype, &missing);
-  find(cpu, "aoti_torch_get_device_type", &shim.get_device_type, &missing);
-  find(cpu, "aoti_torch_get_device_index", &shim.get_device_index, &missing);
-  find(cpu, "aoti_torch_empty_strided", &shim.empty_strided, &missing);
-  find(cpu, "aoti_torch_delete_tensor_object", &shim.delete_tensor, &missing);
-  find(cpu, "torch_string_c_str", &shim.string_c_str, &missing);
-  find(cpu, "torch_delete_string", &shim.delete_string, &missing);
-  find(cpu, "aoti_torch_device_type_cpu", &shim.device_type_cpu, &missing);
-  find(cpu, "aoti_torch_device_type_cuda", &shim.device_type_cuda, &missing);
-  find(cpu, "torch_delete_stable_ivalue", &shim.delete_stable_ivalue, static_cast<std::vector<std::string>*>(nullptr));
-  for (DtypeEntry& d : dtypes) {
+  find(cpu, "aoti_torch_library_init_impl", &found.library_init_impl, &missing);
+  find(cpu, "torch_library_impl", &found.library_impl, &missing);
+  find(cpu, "aoti_torch_delete_library_object", &found.delete_library, &missing);
+  find(cpu, "aoti_torch_get_data_ptr", &found.get_data_ptr, &missing);
+  find(cpu, "aoti_torch_get_sizes", &found.get_sizes, &missing);
+  find(cpu, "aoti_torch_get_strides", &found.get_strides, &missing);
+  find(cpu, "aoti_torch_get_dim", &found.get_dim, &missing);
+  find(cpu, "aoti_torch_get_dtype", &found.get_dtype, &missing);
+  find(cpu, "aoti_torch_get_device_type", &found.get_device_type, &missing);
+  find(cpu, "aoti_torch_get_device_index", &found.get_device_index, &missing);
+  find(cpu, "aoti_torch_empty_strided", &found.empty_strided, &missing);
+  find(cpu, "aoti_torch_delete_tensor_object", &found.delete_tensor, &missing);
+  find(cpu, "torch_string_c_str", &found.string_c_str, &missing);
+  find(cpu, "torch_delete_string", &found.delete_string, &missing);
+  find(cpu, "aoti_torch_device_type_cpu", &found.device_type_cpu, &missing);
+  find(cpu, "aoti_torch_device_type_cuda", &found.device_type_cuda, &missing);
+  find(cpu, "torch_delete_stable_ivalue", &found.delete_stable_ivalue, static_cast<std::vector<std::string>*>(nullptr));
+  int32_t codes[sizeof dtypes / sizeof dtypes[0]];
+  for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; ++i) {
     int32_t (*getter)() = nullptr;
-    find(cpu, d.getter, &getter, &missing);
-    d.torch_code = getter == nullptr ? -1 : getter();
+    find(cpu, dtypes[i].getter, &getter, &missing);
+    codes[i] = getter == nullptr ? -1 : getter();
   }
   if (cuda_path != nullptr && cuda_path[0] != '\0') {
     void* cuda = dlopen(cuda_path, RTLD_NOW | RTLD_NOLOAD);
     if (cuda == nullptr) return std::string("libtorch_cuda is not loaded from ") + cuda_path;
-    find(cuda, "aoti_torch_get_current_cuda_stream", &shim.current_cuda_stream, &missing);
+    find(cuda, "aoti_torch_get_current_cuda_stream", &found.current_cuda_stream, &missing);
   }
-  if (missing.empty()) return "";
+  if (missing.empty()) {
+    shim = found;
+    for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; ++i) dtypes[i].torch_code = codes[i];
+    return "";
+  }
   std::string text = "torch lacks the stable shim function(s):";
   for (const std::string& name : missing) text += " " + name;
-  shim = Shim{};
   return text;
 }
 

@@ -50,7 +50,8 @@ extern Shim shim;
 
 // Resolves every symbol of `shim` from the already-loaded libraries at `cpu_path` and (may be
 // NULL or "") `cuda_path`, opened with RTLD_NOLOAD so that nothing new is loaded. Returns ""
-// on success, else a sentence naming what is missing; `shim` is then unusable.
+// on success (`shim` then holds them), else a sentence naming what is missing (`shim` is left
+// as it was).
 std::string resolve(const char* cpu_path, const char* cuda_path);
 
 // The torch dtype code of `name` ("float32", "bfloat16", ...) through the aoti_torch_dtype_*
