@@ -110,8 +110,10 @@ void describe(TensorHandle h, DLTensor* t, int32_t* torch_dtype, int32_t* device
   t->ndim = static_cast<int32_t>(ndim);
   t->dtype = DLDataType{code, bits, 1};
   t->byte_offset = 0;
-  t->device.device_type = *device_type == shim.device_type_cuda() ? static_cast<DLDeviceType>(cuda_dlpack_code) : kDLCPU;
-  t->device.device_id = index;
+  // torch gives a CPU tensor device index -1 (c10::Device("cpu").index()); DLPack wants 0.
+  const bool cuda = *device_type == shim.device_type_cuda();
+  t->device.device_type = cuda ? static_cast<DLDeviceType>(cuda_dlpack_code) : kDLCPU;
+  t->device.device_id = cuda ? index : 0;
   key->push_back(*torch_dtype);
   key->push_back(*device_type);
   key->push_back(index);
@@ -184,7 +186,8 @@ void run(int index, StableIValue* stack, uint64_t nargs, uint64_t nrets) {
   // New outputs from torch's allocator on the first tensor's device.
   const int n_returned = static_cast<int>(spec.returned.size());
   const int32_t device_type = device_types[first];
-  const int32_t device_index = s.slots[first].device.device_id;
+  int32_t device_index = 0;  // torch's own index (-1 on the CPU), for torch's allocator
+  check_shim(shim.get_device_index(handles[first], &device_index), "aoti_torch_get_device_index");
   for (int r = 0; r < n_returned; ++r) {
     const PlannedOutput& p = s.plan.outputs[r];
     TensorHandle made = nullptr;
