@@ -308,4 +308,11 @@ int register_branch(const BranchSpec& spec, const char* dispatch_key, std::strin
   return index;
 }
 
+void unregister_all() {
+  std::lock_guard<std::mutex> lock(register_mutex);
+  for (auto& entry : libraries) shim.delete_library(entry.second);
+  libraries.clear();
+  branch_count.store(0);
+}
+
 }  // namespace tileops_stable

@@ -62,4 +62,8 @@ constexpr int kMaxBranches = 256;
 // `*error` set when the table is full or torch refused (then the caller keeps its own kernel).
 int register_branch(const BranchSpec& spec, const char* dispatch_key, std::string* error);
 
+// Deletes the torch libraries the kernels were registered through, which unregisters every
+// kernel of them, and empties the branch table (the caller registers other kernels instead).
+void unregister_all();
+
 }  // namespace tileops_stable

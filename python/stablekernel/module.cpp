@@ -229,6 +229,13 @@ PyObject* clear_plans_py(PyObject*, PyObject*) {
   Py_RETURN_NONE;
 }
 
+// unregister_all(): every kernel registered so far is unregistered from torch.
+PyObject* unregister_all_py(PyObject*, PyObject*) {
+  unregister_all();
+  clear_plans();
+  Py_RETURN_NONE;
+}
+
 PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(libtorch_cpu, libtorch_cuda, op_call, status_kind, status_message, status_free, error_kind_name, "
@@ -238,6 +245,7 @@ PyMethodDef methods[] = {
     {"add_op", add_op_py, METH_VARARGS, "add_op(instance_key, op_address)"},
     {"remove_op", remove_op_py, METH_VARARGS, "remove_op(instance_key)"},
     {"clear_plans", clear_plans_py, METH_NOARGS, "clear_plans()"},
+    {"unregister_all", unregister_all_py, METH_NOARGS, "unregister_all()"},
     {nullptr, nullptr, 0, nullptr},
 };
 

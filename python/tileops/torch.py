@@ -343,8 +343,37 @@ def _register_stable(branch, key):
         STABLE_KERNELS_UNAVAILABLE = "%s: %s" % (branch.name, why)
         return False
     _stable_branches[index] = branch
+    _stable_registered.append((branch, key))
     KERNELS = "stable-abi"
     return True
+
+
+# (branch, dispatch key) of every C++ kernel registered, and each branch's Python kernel.
+_stable_registered = []
+_python_kernels = {}
+
+
+def _probe_stable_kernels():
+    """One call through a C++ kernel (RMSNorm on the CPU); when it fails (a torch whose shim
+    converts arguments differently than expected), every C++ kernel is unregistered and the
+    Python kernels take their place. Returns why it failed, or None."""
+    global KERNELS
+    try:
+        norm = ops.RMSNormFwdOp([4])
+        x = torch.ones(2, 4)
+        y = getattr(torch.ops, _NAMESPACE).norm_rms_norm_fwd(x, None, norm.instance_key)
+        if tuple(y.shape) != (2, 4) or not torch.allclose(y, x, atol=1e-3):
+            raise AssertionError("wrong result %r" % (y,))
+        return None
+    except Exception as e:  # noqa: BLE001 - any failure means: not these kernels
+        _stable.unregister_all()
+        _op._kernel_registry = None
+        for branch, key in _stable_registered:
+            LIBRARY.impl(branch.short_name, _python_kernels[branch.name], key)
+        _stable_registered.clear()
+        _stable_branches.clear()
+        KERNELS = "python"
+        return "a probe call through the stable-ABI kernels failed (%s: %s)" % (type(e).__name__, e)
 
 
 def _register(cls):
@@ -352,6 +381,7 @@ def _register(cls):
         branch = _Branch(cls._spec, boundary)
         LIBRARY.define(branch.schema)
         kernel = _make_kernel(branch)
+        _python_kernels[branch.name] = kernel
         for key in ("CPU", "CUDA"):
             if not _register_stable(branch, key):
                 LIBRARY.impl(branch.short_name, kernel, key)
@@ -369,6 +399,9 @@ for _name in ops.__all__:
     _register(getattr(ops, _name))
 if KERNELS == "stable-abi":
     _op.use_kernel_registry(_stable)
+    _probe_failure = _probe_stable_kernels()
+    if _probe_failure is not None:
+        STABLE_KERNELS_UNAVAILABLE = _probe_failure
 
 
 def boundary_call(op, inputs, out):
