@@ -20,6 +20,10 @@ sin tables computed once outside the timed call. These are memory-bound: "of cop
 read and written over the time of the calls replayed from a CUDA graph, as a share of the copy
 bandwidth; the eager times, host-bound at these sizes, are listed beside.
 
+The "experts kernel" column names the kernel type that ran the experts: cuda_moe_experts_sm90
+(wgmma GEMMs) on compute capability 9.0 where the build embeds sm_90a code, else
+cuda_moe_experts; TILEOPS_DISABLE_KERNELS=cuda_moe_experts_sm90 times the mma.sync GEMMs there.
+
 Usage: families_vs_torch.py [--markdown OUT.md] [--part moe|memory]   (tileops from PYTHONPATH,
 TILEOPS_LIBRARY set; --part runs one of the two tables)
 """
@@ -51,6 +55,18 @@ def route(logits, top_k, renormalize):
     if renormalize:
         weights = weights / weights.sum(-1, keepdim=True)
     return weights, ids
+
+
+def experts_kernel(record):
+    """The kernel key of a call record (or of its stages, depth first) that ran the experts."""
+    for key in record.get("kernels", []):
+        if "moe_experts" in key:
+            return key
+    for stage in record.get("stages", []):
+        key = experts_kernel(stage)
+        if key != "-":
+            return key
+    return "-"
 
 
 def torch_loop(x, logits, w_gate_up, w_down, top_k, renormalize):
@@ -184,8 +200,8 @@ def main():
         f"PyTorch {torch.__version__}; device-to-device copy: {copy:.0f} GB/s (bytes read + written)",
         "",
         "| model | tokens | experts hit | tileops ms | of copy | TFLOP/s | torch loop ms | loop / tileops | "
-        "torch._grouped_mm ms | grouped / tileops | max abs diff |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "torch._grouped_mm ms | grouped / tileops | max abs diff | experts kernel |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     g = torch.Generator(device="cuda").manual_seed(7)
     for name, experts, top_k, hidden, inter, renormalize in MODELS if args.part != "memory" else []:
@@ -198,6 +214,7 @@ def main():
             x = torch.randn(tokens, hidden, device="cuda", generator=g).bfloat16()
             logits = torch.randn(tokens, experts, device="cuda", generator=g)
             mine = op(x, logits, w_gate_up, w_down)
+            served = experts_kernel(op.last_call)
             ref = torch_loop(x, logits, w_gate_up, w_down, top_k, renormalize)
             diff = (mine.float() - ref.float()).abs().max().item()
             hit = torch.unique(route(logits, top_k, renormalize)[1]).numel()
@@ -217,7 +234,7 @@ def main():
             lines.append(
                 f"| {name} | {tokens} | {hit} | {ms:.3f} | {100 * bytes_ / (ms * 1e-3) / 1e9 / copy:.0f}% | "
                 f"{flops / (ms * 1e-3) / 1e12:.1f} | {loop_ms:.3f} | {loop_ms / ms:.2f} | {grouped} | {grouped_ratio} | "
-                f"{diff:.2e} |"
+                f"{diff:.2e} | {served} |"
             )
             print(lines[-1], flush=True)
         del w_gate_up, w_down, w_gate_up_t, w_down_t

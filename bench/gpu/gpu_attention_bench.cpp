@@ -2,7 +2,9 @@
 // per line: this run's copy bandwidth, then each case (prefill at the manifest's workload shapes,
 // causal and not; decode and paged decode at batch 1/32/128 and context 4k/32k, every sequence
 // full) with its median milliseconds per call, the attention FLOPs (prefill) and the cache bytes
-// read (decode). bench/gpu/attention_vs_torch.py runs it beside PyTorch's SDPA and prints the
+// read (decode). A prefill row names the kernel type that served it; where that is the
+// warp-specialised Hopper kernel, a second row times the shape with it disabled (the cp.async
+// Hopper kernel). bench/gpu/attention_vs_torch.py runs it beside PyTorch's SDPA and prints the
 // table. Method: bench_timing.hpp; decode inputs rotate among enough caches to read more than
 // twice the L2 cache per batch; the caches are filled on the device.
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "bench_timing.hpp"
+#include "tileops/config.hpp"
 #include "tileops/extend/plugin.hpp"
 #include "tileops/ops/attention.hpp"
 #include "tileops/testing.hpp"
@@ -48,20 +51,26 @@ double prefill_flops(const Prefill& p) {
   return 4.0 * static_cast<double>(p.head_dim) * p.batch * p.heads * pairs;
 }
 
-void run_prefill(const Prefill& p, DType dtype) {
+constexpr const char* kWsKernel = "cuda_gqa_attention_sm90_ws";
+
+// Times the shape on the kernel type the configuration picks, prints its row and returns that
+// kernel type's key.
+std::string run_prefill(const Prefill& p, DType dtype) {
   const Tensor q = random_gpu({p.batch, p.q_len, p.heads, p.head_dim}, dtype, 1);
   const Tensor k = random_gpu({p.batch, p.kv_len, p.kv_heads, p.head_dim}, dtype, 2);
   const Tensor v = random_gpu({p.batch, p.kv_len, p.kv_heads, p.head_dim}, dtype, 3);
   GroupedQueryAttentionFwdOp op(p.causal);
   const double ms = bench::time_calls([&](int) { op(q, k, v); }, 1);
-  std::printf("{\"kind\": \"prefill\", \"label\": \"%s\", \"batch\": %lld, \"q_len\": %lld, \"kv_len\": %lld, "
+  const std::string kernel(op.last_call()->kernels.at(0));
+  std::printf("{\"kind\": \"prefill\", \"label\": \"%s\", \"kernel\": \"%s\", \"batch\": %lld, \"q_len\": %lld, \"kv_len\": %lld, "
               "\"heads\": %lld, \"kv_heads\": %lld, \"head_dim\": %lld, \"causal\": %s, \"dtype\": \"%s\", "
               "\"ms\": %.5f, \"flops\": %.6g}\n",
-              p.label, static_cast<long long>(p.batch), static_cast<long long>(p.q_len),
+              p.label, kernel.c_str(), static_cast<long long>(p.batch), static_cast<long long>(p.q_len),
               static_cast<long long>(p.kv_len), static_cast<long long>(p.heads), static_cast<long long>(p.kv_heads),
               static_cast<long long>(p.head_dim), p.causal ? "true" : "false", std::string(dtype_name(dtype)).c_str(),
               ms, prefill_flops(p));
   std::fflush(stdout);
+  return kernel;
 }
 
 void run_decode(bool paged, std::int64_t batch, std::int64_t context, DType dtype) {
@@ -114,7 +123,15 @@ int main() {
       {"llama3-8b-full-8k", 1, 8192, 8192, 32, 8, 128, false},
   };
   for (const Prefill& p : prefills) {
-    for (DType dtype : {DType::bfloat16, DType::float16}) run_prefill(p, dtype);
+    for (DType dtype : {DType::bfloat16, DType::float16}) {
+      if (run_prefill(p, dtype) != kWsKernel) continue;
+      const Config saved = config();
+      Config without_ws = saved;
+      without_ws.disable_kernels.push_back(kWsKernel);
+      set_config(without_ws);
+      run_prefill(p, dtype);
+      set_config(saved);
+    }
   }
   for (bool paged : {false, true}) {
     for (std::int64_t batch : {1, 32, 128}) {

@@ -1,11 +1,13 @@
-// A standalone check and timing of the routed experts (plugins/gpu_common/kernels/moe.cu and
-// moe_mma.cu) on one GPU: the GEMV path against the tensor-core path (forced through moe.cu's
-// internal run_experts, which this file compiles in), both against a float64 reference on small odd
-// shapes, then the time of each path on Mixtral-8x7B and DeepSeek-V2-Lite prefill shapes and
-// a sweep of token counts for the dispatch rule, each product's time alone at both pipeline
-// depths, and the mma.sync ceiling of the device. Built as bench/gpu/moe_experts_harness by
-// the CUDA build, or alone from the repository root (no library needed):
-//   nvcc -std=c++20 -gencode=arch=compute_90a,code=sm_90a -O2 -I core/include
+// A standalone check and timing of the routed experts (plugins/gpu_common/kernels/moe.cu,
+// moe_mma.cu and moe_wgmma.cu) on one GPU: the GEMV path against the tensor-core paths, mma.sync
+// and, on compute capability 9.0, wgmma (forced through moe.cu's internal run_experts, which this
+// file compiles in), all against a float64 reference on small odd shapes, then the time of each
+// path on Mixtral-8x7B and DeepSeek-V2-Lite prefill shapes and a sweep of token counts for the
+// dispatch rule, each mma.sync product's time alone at both pipeline depths, both wgmma
+// products' time, and the mma.sync ceiling of the device. Built as
+// bench/gpu/moe_experts_harness by the CUDA build, or alone from the repository root (no
+// library needed):
+//   nvcc -std=c++20 -gencode=arch=compute_90a,code=sm_90a -DTILEOPS_CUDA_SM90A=1 -O2 -I core/include
 //        -I <build>/core/include -I plugins/gpu_common/host bench/gpu/moe_experts_harness.cu -o moe_harness
 // and run `moe_harness [small|large]` (default: everything).
 #include <algorithm>
@@ -19,6 +21,7 @@
 
 #include "../../plugins/gpu_common/kernels/moe.cu"
 #include "../../plugins/gpu_common/kernels/moe_mma.cu"
+#include "../../plugins/gpu_common/kernels/moe_wgmma.cu"
 
 #include "harness_library.hpp"
 
@@ -130,15 +133,22 @@ void route_randomly(const Problem& p, const Buffers& b, std::mt19937& rng) {
   cuda(cudaMemcpy(b.weights, weights.data(), weights.size() * 4, cudaMemcpyHostToDevice), "weights");
 }
 
-MoeExpertsArgs args_of(const Problem& p, const Buffers& b) {
-  return {b.x, b.weights, b.ids, b.w_gate_up, b.w_down, b.y, b.workspace, p.dtype,
-          p.rows, p.top_k, p.experts, p.hidden, p.inter, p.gelu, b.faults, tileops::gpu::kWarpSize};
+// The products' paths: GEMVs, GEMMs on mma.sync, GEMMs on wgmma (compute capability 9.0).
+enum class Path { gemv, mma, wgmma };
+
+MoeExpertsArgs args_of(const Problem& p, const Buffers& b, Path path = Path::mma) {
+  return {b.x,     b.weights, b.ids,     b.w_gate_up, b.w_down, b.y,        b.workspace,
+          p.dtype, p.rows,    p.top_k,   p.experts,   p.hidden, p.inter,    p.gelu,
+          b.faults, tileops::gpu::kWarpSize, path == Path::wgmma};
 }
 
-void run(const Problem& p, const Buffers& b, bool tensor_cores) {
-  tileops::gpu::run_experts(args_of(p, b), nullptr, tensor_cores);
+void run(const Problem& p, const Buffers& b, Path path) {
+  tileops::gpu::run_experts(args_of(p, b, path), nullptr, path != Path::gemv);
   cuda(cudaGetLastError(), "launch");
 }
+
+// Whether this device runs the wgmma GEMMs (else the wgmma path runs mma.sync and is skipped).
+bool has_wgmma() { return tileops::gpu::moe_wgmma_serves(); }
 
 // The float32 expert outputs per route (out rows placed by slot_of), -inf for refused routes,
 // and y, after one run of the path.
@@ -147,11 +157,11 @@ struct Result {
   std::vector<float> y;    // [rows, hidden]
 };
 
-Result run_and_read(const Problem& p, const Buffers& b, bool tensor_cores) {
+Result run_and_read(const Problem& p, const Buffers& b, Path path) {
   const std::int64_t routes = p.rows * p.top_k;
   cuda(cudaMemset(b.workspace, 0xff, workspace_bytes(p)), "poison");  // NaN floats
   cuda(cudaMemset(b.y, 0xff, p.rows * p.hidden * 2), "poison");
-  run(p, b, tensor_cores);
+  run(p, b, path);
   cuda(cudaDeviceSynchronize(), "run");
   const auto w = tileops::gpu::carve(b.workspace, routes, p.experts, p.hidden, p.inter);
   std::vector<std::int32_t> slot_of(routes);
@@ -255,36 +265,41 @@ bool check_small(const Problem& p0, const std::vector<int>& groups, int invalid,
   for (float& w : weights) w = 0.1f + static_cast<float>(rng() % 1000) / 1000.0f;
   cuda(cudaMemcpy(b.ids, ids.data(), ids.size() * 4, cudaMemcpyHostToDevice), "ids");
   cuda(cudaMemcpy(b.weights, weights.data(), weights.size() * 4, cudaMemcpyHostToDevice), "weights");
-  const Result gemv = run_and_read(p, b, false);
-  const Result tc = run_and_read(p, b, true);
+  const Result gemv = run_and_read(p, b, Path::gemv);
+  const Result tc = run_and_read(p, b, Path::mma);
+  const Result wg = has_wgmma() ? run_and_read(p, b, Path::wgmma) : tc;
   tileops::gpu::FaultRecord fault{};
   cuda(cudaMemcpy(&fault, b.faults, sizeof fault, cudaMemcpyDeviceToHost), "faults");
   const Result ref = reference(p, b);
   const Error tc_ref = compare(tc.out, ref.out), gemv_ref = compare(gemv.out, ref.out);
   const Error tc_gemv = compare(tc.out, gemv.out), y_ref = compare(tc.y, ref.y);
+  const Error wg_ref = compare(wg.out, ref.out), wg_y_ref = compare(wg.y, ref.y);
   std::printf(
       "small %s%s E=%lld k=%lld H=%lld I=%lld routes=%zu invalid=%d fault=%d | out: tc/ref max %.2e norm %.2e, "
-      "gemv/ref max %.2e norm %.2e, tc/gemv max %.2e | y tc/ref max %.2e norm %.2e\n",
+      "gemv/ref max %.2e norm %.2e, tc/gemv max %.2e | y tc/ref max %.2e norm %.2e | wgmma%s out/ref max %.2e "
+      "norm %.2e, y/ref norm %.2e\n",
       p.dtype == DType::bfloat16 ? "bf16" : "f16", p.gelu ? " gelu" : "", (long long)p.experts, (long long)p.top_k,
       (long long)p.hidden, (long long)p.inter, ids.size(), invalid, fault.kind, tc_ref.max_rel, tc_ref.norm_rel,
-      gemv_ref.max_rel, gemv_ref.norm_rel, tc_gemv.max_rel, y_ref.max_rel, y_ref.norm_rel);
+      gemv_ref.max_rel, gemv_ref.norm_rel, tc_gemv.max_rel, y_ref.max_rel, y_ref.norm_rel,
+      has_wgmma() ? "" : " (not served: mma.sync again)", wg_ref.max_rel, wg_ref.norm_rel, wg_y_ref.norm_rel);
   release(b);
   const bool fault_ok = invalid == 0 || fault.kind == static_cast<int>(tileops::gpu::FaultKind::expert_id);
   // Per element within 1% of the reference (elements near zero measured against a thousandth of
   // the rms), norm-wise float32-close; y is rounded to T.
-  return tc_ref.max_rel < 1e-2 && tc_ref.norm_rel < 1e-4 && gemv_ref.max_rel < 1e-2 && y_ref.norm_rel < 1e-2 && fault_ok;
+  return tc_ref.max_rel < 1e-2 && tc_ref.norm_rel < 1e-4 && gemv_ref.max_rel < 1e-2 && y_ref.norm_rel < 1e-2 &&
+         wg_ref.max_rel < 1e-2 && wg_ref.norm_rel < 1e-4 && wg_y_ref.norm_rel < 1e-2 && fault_ok;
 }
 
 // The median time of `reps` runs after `warmup` runs, in milliseconds.
-double median_ms(const Problem& p, const Buffers& b, bool tensor_cores, int warmup, int reps) {
-  for (int i = 0; i < warmup; ++i) run(p, b, tensor_cores);
+double median_ms(const Problem& p, const Buffers& b, Path path, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i) run(p, b, path);
   std::vector<double> times;
   cudaEvent_t start, stop;
   cuda(cudaEventCreate(&start), "event");
   cuda(cudaEventCreate(&stop), "event");
   for (int i = 0; i < reps; ++i) {
     cuda(cudaEventRecord(start), "record");
-    run(p, b, tensor_cores);
+    run(p, b, path);
     cuda(cudaEventRecord(stop), "record");
     cuda(cudaEventSynchronize(stop), "sync");
     float ms = 0;
@@ -351,23 +366,30 @@ double tflops(const Problem& p, double ms) {
   return static_cast<double>(p.rows * p.top_k) * 6.0 * p.inter * p.hidden / (ms * 1e-3) / 1e12;
 }
 
-// The large shape: both paths checked against each other, then timed; then the token sweep
+// The large shape: the paths checked against each other, then timed; then the token sweep
 // on the same weights.
 void large(const char* name, Problem p, std::mt19937& rng, const std::vector<std::int64_t>& sweep) {
   Buffers b = allocate(p);
   route_randomly(p, b, rng);
-  const Result gemv = run_and_read(p, b, false);
-  const Result tc = run_and_read(p, b, true);
+  const bool wgmma = has_wgmma();
+  const Result gemv = run_and_read(p, b, Path::gemv);
+  const Result tc = run_and_read(p, b, Path::mma);
+  const Result wg = wgmma ? run_and_read(p, b, Path::wgmma) : tc;
   const Error e_out = compare(tc.out, gemv.out), e_y = compare(tc.y, gemv.y);
-  const double t_tc = median_ms(p, b, true, 3, 20);
-  const double t_gemv = median_ms(p, b, false, 1, 5);
-  std::printf("%s rows=%lld: tensor cores %.3f ms %.1f TFLOP/s | gemv %.3f ms %.1f TFLOP/s | tc/gemv out max %.2e norm "
-              "%.2e, y max %.2e norm %.2e\n",
-              name, (long long)p.rows, t_tc, tflops(p, t_tc), t_gemv, tflops(p, t_gemv), e_out.max_rel, e_out.norm_rel,
-              e_y.max_rel, e_y.norm_rel);
+  const Error w_out = compare(wg.out, gemv.out), w_y = compare(wg.y, gemv.y);
+  const double t_tc = median_ms(p, b, Path::mma, 3, 20);
+  const double t_wg = wgmma ? median_ms(p, b, Path::wgmma, 3, 20) : 0.0;
+  const double t_gemv = median_ms(p, b, Path::gemv, 1, 5);
+  std::printf("%s rows=%lld: mma.sync %.3f ms %.1f TFLOP/s | wgmma %.3f ms %.1f TFLOP/s | gemv %.3f ms %.1f TFLOP/s | "
+              "mma/gemv out max %.2e norm %.2e, y max %.2e norm %.2e | wgmma/gemv out max %.2e norm %.2e, y max "
+              "%.2e norm %.2e\n",
+              name, (long long)p.rows, t_tc, tflops(p, t_tc), t_wg, wgmma ? tflops(p, t_wg) : 0.0, t_gemv,
+              tflops(p, t_gemv), e_out.max_rel, e_out.norm_rel, e_y.max_rel, e_y.norm_rel, w_out.max_rel,
+              w_out.norm_rel, w_y.max_rel, w_y.norm_rel);
   // Each product alone (the workspace holds the groups and act of the last run), and the
-  // pipeline depths of sm_80 (3 and 2 stages) against those of sm_90 (4 and 3).
-  run(p, b, true);
+  // pipeline depths of sm_80 (3 and 2 stages) against those of sm_90 (4 and 3); then both
+  // wgmma products.
+  run(p, b, Path::mma);
   const MoeExpertsArgs a = args_of(p, b);
   const auto w = tileops::gpu::carve(b.workspace, p.rows * p.top_k, p.experts, p.hidden, p.inter);
   const double flops_gate = double(p.rows * p.top_k) * 4 * p.inter * p.hidden;
@@ -378,14 +400,20 @@ void large(const char* name, Problem p, std::mt19937& rng, const std::vector<std
   std::printf("  %s gate/up: 4 stages %.3f ms (%.1f TFLOP/s), 3 stages %.3f ms | down: 3 stages %.3f ms (%.1f "
               "TFLOP/s useful), 2 stages %.3f ms\n",
               name, g4, flops_gate / (g4 * 1e-3) / 1e12, g3, d3, flops_gate / 2 / (d3 * 1e-3) / 1e12, d2);
+  if (wgmma) {
+    const double both = median_launch_ms([&] { tileops::gpu::launch_moe_wgmma(a, w, nullptr); }, 20);
+    std::printf("  %s wgmma gate/up and down: %.3f ms (%.1f TFLOP/s useful) against mma.sync %.3f ms\n", name, both,
+                1.5 * flops_gate / (both * 1e-3) / 1e12, g4 + d3);
+  }
   const std::int64_t rows = p.rows;
   for (std::int64_t r : sweep) {
     p.rows = r;
     route_randomly(p, b, rng);
-    const double a = median_ms(p, b, true, 2, 10), g = median_ms(p, b, false, 2, 10);
+    const double a = median_ms(p, b, Path::mma, 2, 10), g = median_ms(p, b, Path::gemv, 2, 10);
+    const double h = wgmma ? median_ms(p, b, Path::wgmma, 2, 10) : 0.0;
     const bool rule = tileops::gpu::moe_mma_shapes(args_of(p, b), r * p.top_k);
-    std::printf("  sweep %s rows=%lld routes/expert=%.1f: tensor cores %.3f ms, gemv %.3f ms, rule takes %s\n", name,
-                (long long)r, double(r * p.top_k) / p.experts, a, g, rule ? "tensor cores" : "gemv");
+    std::printf("  sweep %s rows=%lld routes/expert=%.1f: mma.sync %.3f ms, wgmma %.3f ms, gemv %.3f ms, rule takes %s\n",
+                name, (long long)r, double(r * p.top_k) / p.experts, a, h, g, rule ? "tensor cores" : "gemv");
   }
   p.rows = rows;
   release(b);
@@ -400,7 +428,8 @@ int main(int argc, char** argv) {
   std::mt19937 rng(12345);
   cudaDeviceProp prop{};
   cuda(cudaGetDeviceProperties(&prop, 0), "properties");
-  std::printf("device %s, sm_%d%d\n", prop.name, prop.major, prop.minor);
+  std::printf("device %s, sm_%d%d, wgmma GEMMs %s\n", prop.name, prop.major, prop.minor,
+              has_wgmma() ? "served" : "not served");
   bool ok = true;
   try {
     // Column tiles partial in both GEMMs (inter 192 of 128-column tiles, hidden 320 of 256).

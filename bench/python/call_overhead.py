@@ -13,6 +13,11 @@ taking turns batch by batch; the device may still be working when the batch is i
 what a caller's Python thread sees. Block
 time: CUDA events around batches of blocks, median per block.
 
+tileops.torch registers C++ kernels through torch's stable C shim on torch 2.10 and later
+(tileops.torch.KERNELS == "stable-abi"); then "the operator, through torch" is that C++ path and
+the rows below it show what the Python kernel would cost. Run once more with
+TILEOPS_TORCH_STABLE_KERNELS=0 for the Python kernels' own numbers.
+
 Usage: call_overhead.py [--device cuda:0] [--calls 2000] [--repeats 9] [--json OUT] [--markdown OUT]
 Needs tileops on PYTHONPATH (build/python, or an install's dist-packages) and torch.
 """
@@ -69,20 +74,27 @@ def overhead_rows(device, calls, repeats):
     key = norm.instance_key
     boundary = torch.ops.tileops.norm_rms_norm_fwd
     eager = "PyTorch eager (%s)" % ("F.rms_norm" if hasattr(F, "rms_norm") else "rsqrt/mean/mul")
-    us = host_us_per_call({
+    paths = {
         "tileops.ops.RMSNormFwdOp": lambda: norm(x, w),
         "torch.ops.tileops.norm_rms_norm_fwd": lambda: boundary(x, w, key),
-        eager: lambda: torch_rms_norm(x, w),
-    }, calls, repeats, device)
+        "torch.ops.tileops.norm_rms_norm_fwd.default": lambda: boundary.default(x, w, key),
+    }
+    if hasattr(F, "rms_norm"):
+        # PyTorch's own operator called the way torch.ops.tileops is: the floor of that path.
+        aten = torch.ops.aten.rms_norm.default
+        paths["torch.ops.aten.rms_norm (PyTorch's operator, same path)"] = lambda: aten(x, [HIDDEN], w, EPS)
+    paths[eager] = lambda: torch_rms_norm(x, w)
+    us = host_us_per_call(paths, calls, repeats, device)
     rows = list(us.items())
     return rows, norm.last_call["kernels"]
 
 
 def operator_path_parts(device, calls, repeats):
     """[(part, host us per call)]: the torch operator path of the same call taken apart. The
-    operator through torch; the kernel it registered called directly (the difference is the
-    dispatcher's round trip into a Python kernel); then the kernel's own steps alone: the plan
-    lookup, the output from torch's allocator, and the call into tileops with that output."""
+    operator through torch (with the stable-ABI kernels: the whole C++ path); the Python kernel
+    called directly (with the Python kernels, the difference is the dispatcher's round trip into
+    it); then that kernel's own steps alone: the plan lookup, the output from torch's allocator,
+    and the call into tileops with that output."""
     x, w, norm = tiny_rms_norm(device)
     key = norm.instance_key
     boundary, branch = tileops.torch.operators["tileops::norm_rms_norm_fwd"]
@@ -91,8 +103,8 @@ def operator_path_parts(device, calls, repeats):
     shape, dtype = plan[0]
     buffers = [x.new_empty(shape, dtype=dtype)]
     return list(host_us_per_call({
-        "the operator, through torch": lambda: boundary(x, w, key),
-        "its kernel function, called directly": lambda: kernel(x, w, key),
+        "the operator, through torch (%s kernels)" % tileops.torch.KERNELS: lambda: boundary(x, w, key),
+        "the Python kernel function, called directly": lambda: kernel(x, w, key),
         "the kernel's plan lookup": lambda: tileops.torch._plans.get(norm, (x, w), None),
         "the kernel's output from torch's allocator": lambda: x.new_empty(shape, dtype=dtype),
         "the kernel's call into tileops, output given": lambda: norm._run((x, w), None, buffers, grad_checked=True),
@@ -157,7 +169,8 @@ def main():
     lines = [
         "# Python call overhead: RMSNorm [4, 4096] bfloat16 on %s" % device,
         "",
-        "tileops %s, torch %s; tileops kernels: %s" % (tileops.__version__, torch.__version__, ", ".join(kernels)),
+        "tileops %s, torch %s; tileops kernels: %s; tileops.torch kernels: %s" % (
+            tileops.__version__, torch.__version__, ", ".join(kernels), tileops.torch.KERNELS),
         "",
         "| Path | Host time per call (us) | vs PyTorch eager |",
         "| --- | ---: | ---: |",
@@ -168,7 +181,7 @@ def main():
               "| Part | Host time per call (us) |", "| --- | ---: |"]
     lines += ["| %s | %.2f |" % (name, us) for name, us in parts]
     report = {"device": str(device), "torch": torch.__version__, "tileops": tileops.__version__,
-              "kernels": kernels, "host_us_per_call": dict(overhead), "operator_path_us": dict(parts)}
+              "kernels": kernels, "torch_kernels": tileops.torch.KERNELS, "host_us_per_call": dict(overhead), "operator_path_us": dict(parts)}
     compilable = hasattr(torch, "compile") and hasattr(torch.library, "register_fake")
     if device.type == "cuda" and compilable:
         blocks = block_rows(device, args.repeats)

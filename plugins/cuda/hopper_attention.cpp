@@ -3,6 +3,7 @@
 #include "call_support.hpp"
 #include "kernel_types.hpp"
 #include "kernels/attention_prefill_wgmma.cuh"
+#include "kernels/attention_prefill_ws.cuh"
 
 namespace tileops::cuda {
 
@@ -16,11 +17,37 @@ std::optional<std::string> HopperAttentionKernel::refusal(const Call& call) {
 
 HopperAttentionKernel::HopperAttentionKernel(const Call& call) : Impl(call), warp_size_(gpu::warp_size_of(call)) {}
 
+namespace {
+
+// The cp.async wgmma kernel where it serves the call, else the shared launcher.
+void launch_hopper(const gpu::AttentionArgs& args, void* stream) {
+  if (gpu::attention_wgmma_serves(args)) gpu::launch_attention_wgmma(args, stream);
+  else gpu::launch_attention(args, 90, stream);
+}
+
+}  // namespace
+
 HopperAttentionKernel::Result HopperAttentionKernel::forward(const Tensor& q, const Tensor& k, const Tensor& v) {
   gpu::DeviceGuard on(q.device().index());
   gpu::PrefillLaunch p = gpu::prepare_prefill(call_, q, k, v, warp_size_);
-  if (gpu::attention_wgmma_serves(p.args)) gpu::launch_attention_wgmma(p.args, gpu::stream_of(q));
-  else gpu::launch_attention(p.args, 90, gpu::stream_of(q));
+  launch_hopper(p.args, gpu::stream_of(q));
+  return std::move(p.result);
+}
+
+std::optional<std::string> HopperWsAttentionKernel::refusal(const Call& call) {
+  if (!gpu::attention_ws_built()) return "this build of the cuda plugin embeds no sm_90a machine code";
+  return HopperAttentionKernel::refusal(call);
+}
+
+HopperWsAttentionKernel::HopperWsAttentionKernel(const Call& call)
+    : Impl(call), warp_size_(gpu::warp_size_of(call)) {}
+
+HopperWsAttentionKernel::Result HopperWsAttentionKernel::forward(const Tensor& q, const Tensor& k,
+                                                                 const Tensor& v) {
+  gpu::DeviceGuard on(q.device().index());
+  gpu::PrefillLaunch p = gpu::prepare_prefill(call_, q, k, v, warp_size_);
+  if (gpu::attention_ws_serves(p.args)) gpu::launch_attention_ws(p.args, gpu::stream_of(q));
+  else launch_hopper(p.args, gpu::stream_of(q));
   return std::move(p.result);
 }
 

@@ -27,4 +27,22 @@ class HopperAttentionKernel final : public ops::GroupedQueryAttentionFwdOp::GqaA
   int warp_size_;
 };
 
+// cuda_gqa_attention_sm90_ws: the same calls on the warp-specialised form of the Hopper kernel
+// (TMA loads by a producer warpgroup, two consumer warpgroups taking turns on the warpgroup MMA),
+// preferred over cuda_gqa_attention_sm90. Calls it does not serve (attention_ws_serves) run as
+// cuda_gqa_attention_sm90 would run them; it refuses what that kernel type refuses.
+class HopperWsAttentionKernel final : public ops::GroupedQueryAttentionFwdOp::GqaAttention::Impl<> {
+ public:
+  static constexpr DeviceTypes devices{"cuda"};
+  static constexpr ArchList supported_archs{90};
+  static constexpr KeyList preferred_over{"cuda_gqa_attention_sm90"};
+  static std::optional<std::string> refusal(const Call& call);
+  explicit HopperWsAttentionKernel(const Call& call);
+
+  Result forward(const Tensor& q, const Tensor& k, const Tensor& v) override;
+
+ private:
+  int warp_size_;
+};
+
 }  // namespace tileops::cuda

@@ -42,4 +42,6 @@ set(TILEOPS_CUDA_KERNEL_SOURCES
   ${TILEOPS_GPU_COMMON_DIR}/kernels/attention_decode_mma.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/attention_prefill_mma.cu
   ${TILEOPS_GPU_COMMON_DIR}/kernels/attention_prefill_wgmma.cu
-  ${TILEOPS_GPU_COMMON_DIR}/kernels/moe_mma.cu)
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/attention_prefill_ws.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/moe_mma.cu
+  ${TILEOPS_GPU_COMMON_DIR}/kernels/moe_wgmma.cu)

@@ -46,6 +46,21 @@ _compiling = None
 _boundary_call = None
 
 
+# Set by tileops.torch when its stable-ABI kernels are active: tileops._stablekernel, whose
+# registry (instance key -> op handle) every live instance is in, so that those kernels find it.
+_kernel_registry = None
+
+
+def use_kernel_registry(registry):
+    """Puts every live instance, and every one created from now on, into `registry`
+    (add_op(key, handle); remove_op(key) before the handle is freed)."""
+    global _kernel_registry
+    _kernel_registry = registry
+    for key, op in list(_instances.items()):
+        if op._handle:
+            registry.add_op(key, op._handle)
+
+
 def enter_by_boundary(compiling, boundary_call):
     """Makes calls of ops with a compile boundary enter by `boundary_call(op, inputs, out)`
     while `compiling()` is true (tileops.torch: under torch.compile)."""
@@ -228,8 +243,14 @@ class Op:
         self._scratch = _Scratch(len(cls._input_names), len(cls._output_names))
         self._boundary_names = self._all_boundary_names()
         _instances[self.instance_key] = self
+        if _kernel_registry is not None:
+            _kernel_registry.add_op(self.instance_key, self._handle)
 
     def __del__(self, _free=_capi.op_free):
+        registry = _kernel_registry
+        key = getattr(self, "instance_key", None)
+        if registry is not None and key is not None and getattr(self, "_handle", None):
+            registry.remove_op(key)  # returns once no stable-ABI kernel uses the handle
         for attr in ("_handle", "_meta_handle"):
             handle = getattr(self, attr, None)
             if handle:

@@ -14,17 +14,29 @@ through tileops's own meta call; with symbolic shapes each output extent is expr
 input's symbols by probing, and specialised where it is not one of them (or a multiple or
 quotient of one).
 
+The CPU and CUDA kernels are C++ (tileops._stablekernel) where torch is 2.10 or later and
+exports its stable C shim: registered with torch's dispatcher through that shim, they call
+tileops with the tensors lent, outputs from torch's allocator, on torch's current stream, and
+take no Python on a call whose output plan is cached. ``KERNELS`` says which kernels are active:
+"stable-abi" or "python" (``STABLE_KERNELS_UNAVAILABLE`` then says why); environment variable
+``TILEOPS_TORCH_STABLE_KERNELS=0`` keeps the Python kernels. With the C++ kernels a tileops error
+of a call through ``torch.ops`` reaches the caller as torch's RuntimeError whose message starts
+with the tileops class name ("ValueError: ..."); calls through ``op(...)`` raise the tileops
+classes as always.
+
 Under ``torch.compile`` an op instance's ``op(*inputs)`` enters by its boundary operator, so
 that ``torch.compile(fn, fullgraph=True)`` captures it as one node. Ops without a boundary
 operator (composites, ops without a call-time tensor input) are called through tileops
 directly and are not captured.
 """
 
+import ctypes
+import os
 import threading
 
 import torch
 
-from . import _op, errors, ops
+from . import _capi, _op, errors, ops
 from .errors import error
 
 _NAMESPACE = "tileops"
@@ -45,6 +57,7 @@ class _Branch:
         self.name = boundary["name"]
         self.short_name = self.name.split("::", 1)[1]
         self.n_inputs = len(spec["inputs"])
+        self.spec_inputs = spec["inputs"]
         self.out = boundary["out"]
         written = set(boundary["written"])
         null = set(boundary["null_outputs"])
@@ -164,6 +177,67 @@ def _make_kernel(branch):
     return kernel
 
 
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))
+
+
+# Branch index of tileops._stablekernel -> _Branch, for the plan callback.
+_stable_branches = {}
+
+
+def _stable_plan(index, key, facts):
+    """The stable-ABI kernels' plan callback (called with the GIL on a plan-cache miss):
+    (shape, dtype name) of each output branch `index` returns for op `key` called on tensors of
+    `facts` (per input, then `out`: None or (shape, dtype name, strides)). Raises as the meta
+    call does; the kernel then raises torch's RuntimeError "<tileops class>: <message>"."""
+    branch = _stable_branches[index]
+    op = _op.find_instance(key)
+    specs = [None if f is None else (f[0], f[1]) if tuple(f[2]) == _contiguous_strides(f[0]) else f for f in facts]
+    inputs, out = specs[: branch.n_inputs], (specs[branch.n_inputs] if branch.out else None)
+    plan = op.meta(inputs, out)
+    return [plan[o] for o in branch.returned_indices()]
+
+
+def _torch_library(name):
+    """The path of torch's shared library `name` (libtorch_cpu.so), or "" when torch has none."""
+    path = os.path.join(os.path.dirname(torch.__file__), "lib", name)
+    return path if os.path.exists(path) else ""
+
+
+def _load_stable_kernels():
+    """tileops._stablekernel set up for this torch, or (None, why not)."""
+    if os.environ.get("TILEOPS_TORCH_STABLE_KERNELS", "1") == "0":
+        return None, "TILEOPS_TORCH_STABLE_KERNELS=0"
+    if _TORCH_VERSION < (2, 10):
+        return None, "torch %s is older than 2.10 (no stable C shim to register kernels with)" % torch.__version__
+    try:
+        from . import _stablekernel
+    except ImportError as e:
+        return None, "tileops._stablekernel is not built (%s)" % e
+    cpu = _torch_library("libtorch_cpu.so")
+    if not cpu:
+        return None, "torch's lib directory has no libtorch_cpu.so"
+    hip = getattr(torch.version, "hip", None)
+    cuda = _torch_library("libtorch_hip.so" if hip else "libtorch_cuda.so")
+    address = lambda f: ctypes.cast(f, ctypes.c_void_p).value
+    why = _stablekernel.setup(cpu, cuda, address(_capi.op_call_at), address(_capi.status_kind),
+                              address(_capi.status_message), address(_capi.status_free),
+                              address(_capi.error_kind_name), address(_capi.tensor_free), 10 if hip else 2,
+                              _stable_plan)
+    if why:
+        return None, why
+    return _stablekernel, None
+
+
+_stable, STABLE_KERNELS_UNAVAILABLE = _load_stable_kernels()
+# "stable-abi" when the C++ kernels serve the operators, else "python".
+KERNELS = "python"
+
+
 def _hint(size):
     """The example value of a (possibly symbolic) extent, without adding a guard."""
     if isinstance(size, int):
@@ -256,13 +330,61 @@ def _make_fake(branch):
     return fake
 
 
+def _register_stable(branch, key):
+    """Registers the C++ kernel of `branch` for dispatch key `key`; False when the Python kernel
+    must serve it (no stable kernels, or no slot left: STABLE_KERNELS_UNAVAILABLE says why)."""
+    global KERNELS, STABLE_KERNELS_UNAVAILABLE
+    if _stable is None:
+        return False
+    optional = ["optional" in i for i in branch.spec_inputs]
+    index, why = _stable.register(branch.short_name, optional, branch.out, len(branch.outputs),
+                                  branch.returned_indices(), key)
+    if index < 0:
+        STABLE_KERNELS_UNAVAILABLE = "%s: %s" % (branch.name, why)
+        return False
+    _stable_branches[index] = branch
+    _stable_registered.append((branch, key))
+    KERNELS = "stable-abi"
+    return True
+
+
+# (branch, dispatch key) of every C++ kernel registered, and each branch's Python kernel.
+_stable_registered = []
+_python_kernels = {}
+
+
+def _probe_stable_kernels():
+    """One call through a C++ kernel (RMSNorm on the CPU); when it fails (a torch whose shim
+    converts arguments differently than expected), every C++ kernel is unregistered and the
+    Python kernels take their place. Returns why it failed, or None."""
+    global KERNELS
+    try:
+        norm = ops.RMSNormFwdOp([4])
+        x = torch.ones(2, 4)
+        y = getattr(torch.ops, _NAMESPACE).norm_rms_norm_fwd(x, None, norm.instance_key)
+        if tuple(y.shape) != (2, 4) or not torch.allclose(y, x, atol=1e-3):
+            raise AssertionError("wrong result %r" % (y,))
+        return None
+    except Exception as e:  # noqa: BLE001 - any failure means: not these kernels
+        _stable.unregister_all()
+        _op._kernel_registry = None
+        for branch, key in _stable_registered:
+            LIBRARY.impl(branch.short_name, _python_kernels[branch.name], key)
+        _stable_registered.clear()
+        _stable_branches.clear()
+        KERNELS = "python"
+        return "a probe call through the stable-ABI kernels failed (%s: %s)" % (type(e).__name__, e)
+
+
 def _register(cls):
     for boundary in cls._spec["boundary_operators"]:
         branch = _Branch(cls._spec, boundary)
         LIBRARY.define(branch.schema)
         kernel = _make_kernel(branch)
-        LIBRARY.impl(branch.short_name, kernel, "CPU")
-        LIBRARY.impl(branch.short_name, kernel, "CUDA")
+        _python_kernels[branch.name] = kernel
+        for key in ("CPU", "CUDA"):
+            if not _register_stable(branch, key):
+                LIBRARY.impl(branch.short_name, kernel, key)
         fake = _make_fake(branch)
         if HAS_REGISTER_FAKE:
             torch.library.register_fake(branch.name, fake, lib=LIBRARY)
@@ -275,6 +397,11 @@ def _register(cls):
 
 for _name in ops.__all__:
     _register(getattr(ops, _name))
+if KERNELS == "stable-abi":
+    _op.use_kernel_registry(_stable)
+    _probe_failure = _probe_stable_kernels()
+    if _probe_failure is not None:
+        STABLE_KERNELS_UNAVAILABLE = _probe_failure
 
 
 def boundary_call(op, inputs, out):

@@ -1,7 +1,7 @@
 // The cuda plugin's attention kernels and KV cache appends against the reference kernels on the
-// host (the workload rows run in cuda_kernels_test.cpp): the prefill kernels (Hopper's wgmma
-// one where the GPU has it, the sm_80 tensor-core one with the Hopper kernel type disabled, and
-// the portable one) over masks, GQA ratios, head dims and odd lengths; decode and paged decode with
+// host (the workload rows run in cuda_kernels_test.cpp): the prefill kernels (on Hopper the
+// warp-specialised wgmma one, the cp.async wgmma one with the first disabled and the sm_80
+// tensor-core one with both disabled; elsewhere the sm_80 one; and the portable one) over masks, GQA ratios, head dims and odd lengths; decode and paged decode with
 // and without splitting the keys; appends; and the lengths and block-table entries that the
 // kernels read from device memory and find out of range, which are reported as ValueError at
 // the next synchronisation and never read through.
@@ -77,7 +77,7 @@ TEST_CASE("GPU attention matches the reference at GQA ratios 1, 4 and 8, head di
   check_prefill({1, 1, 1000, 8, 1, 128, true, 100, std::nullopt, DType::float32});
 }
 
-TEST_CASE("GPU attention: on compute capability 9.0 the Hopper kernel type serves 16-bit prefill and float32 goes to the shared one, and with it disabled the sm_80 tensor-core kernel matches the reference") {
+TEST_CASE("GPU attention: on compute capability 9.0 the warp-specialised Hopper kernel type serves 16-bit prefill and float32 goes to the shared one; with it disabled the cp.async Hopper kernel, and with both disabled the sm_80 tensor-core kernel, matches the reference") {
   DeviceRuntime* rt = cuda_or_skip();
   if (rt == nullptr) return;
   const bool hopper = rt->facts(0).arch == 90;
@@ -89,18 +89,43 @@ TEST_CASE("GPU attention: on compute capability 9.0 the Hopper kernel type serve
     REQUIRE(op.last_call()->kernels.size() == 1);
     return op.last_call()->kernels[0];
   };
-  CHECK(served_by(DType::bfloat16) == (hopper ? "cuda_gqa_attention_sm90" : "cuda_gqa_attention"));
+  CHECK(served_by(DType::bfloat16) == (hopper ? "cuda_gqa_attention_sm90_ws" : "cuda_gqa_attention"));
   CHECK(served_by(DType::float32) == "cuda_gqa_attention");
 
-  Config without_hopper = config();
-  without_hopper.disable_kernels = {"cuda_gqa_attention_sm90"};
-  test::ScopedConfig scoped(without_hopper);
-  CHECK(served_by(DType::float16) == "cuda_gqa_attention");
+  const auto check_16bit = [] {
+    for (DType dtype : {DType::bfloat16, DType::float16}) {
+      for (bool causal : {true, false}) {
+        check_prefill({2, 200, 200, 8, 2, 128, causal, -1, std::nullopt, dtype});
+        check_prefill({2, 77, 200, 8, 2, 64, causal, 50, 20.0, dtype});
+        check_prefill({1, 1000, 1000, 4, 1, 128, causal, -1, std::nullopt, dtype});
+      }
+    }
+  };
+  for (const std::vector<std::string>& disabled :
+       {std::vector<std::string>{"cuda_gqa_attention_sm90_ws"},
+        std::vector<std::string>{"cuda_gqa_attention_sm90_ws", "cuda_gqa_attention_sm90"}}) {
+    Config without = config();
+    without.disable_kernels = disabled;
+    test::ScopedConfig scoped(without);
+    CHECK(served_by(DType::float16) ==
+          (hopper && disabled.size() == 1 ? "cuda_gqa_attention_sm90" : "cuda_gqa_attention"));
+    check_16bit();
+  }
+}
+
+TEST_CASE("GPU attention: the warp-specialised Hopper kernel over its pipeline's edges: one key tile and many, lengths not a multiple of 128 in a batch of several (rows past a sequence read as zeros), query tiles that see no key, windows that start the keys mid-sequence, Llama heads") {
+  if (cuda_or_skip() == nullptr) return;
   for (DType dtype : {DType::bfloat16, DType::float16}) {
     for (bool causal : {true, false}) {
-      check_prefill({2, 200, 200, 8, 2, 128, causal, -1, std::nullopt, dtype});
-      check_prefill({2, 77, 200, 8, 2, 64, causal, 50, 20.0, dtype});
-      check_prefill({1, 1000, 1000, 4, 1, 128, causal, -1, std::nullopt, dtype});
+      for (std::int64_t d : {64, 128}) {
+        check_prefill({3, 300, 300, 8, 2, d, causal, -1, std::nullopt, dtype});
+        check_prefill({2, 128, 128, 4, 4, d, causal, -1, std::nullopt, dtype});
+        check_prefill({2, 129, 385, 4, 1, d, causal, -1, std::nullopt, dtype});
+        check_prefill({1, 1100, 1100, 4, 2, d, causal, 260, std::nullopt, dtype});
+        check_prefill({2, 200, 1100, 8, 2, d, causal, -1, 30.0, dtype});
+      }
+      check_prefill({1, 400, 200, 4, 2, 128, causal, -1, std::nullopt, dtype});
+      check_prefill({1, 512, 512, 32, 8, 128, causal, -1, std::nullopt, dtype});
     }
   }
 }

@@ -2,7 +2,9 @@
 // router over expert counts from 3 to 4096 with both scorings, the bias and renormalisation;
 // the experts at widths no vector divides and at vector widths, groups longer than one pass of
 // eight routes, experts no route picks, misaligned views; the tensor-core GEMMs of larger
-// batches over partial tiles; FusedMoE end to end; and an expert id
+// batches over partial tiles, on compute capability 9.0 both the Hopper kernel type's wgmma
+// GEMMs and, with it disabled, the shared kernel type's mma.sync ones; FusedMoE end to end; and
+// an expert id
 // out of range in device memory, reported at the next synchronisation with its route left out.
 #include <doctest/doctest.h>
 
@@ -11,7 +13,10 @@
 #include <string>
 
 #include "support/gpu.hpp"
+#include "support/scoped_config.hpp"
+#include "tileops/config.hpp"
 #include "tileops/errors.hpp"
+#include "tileops/extend/backend.hpp"
 #include "tileops/ops/moe.hpp"
 #include "tileops/testing.hpp"
 
@@ -119,16 +124,50 @@ TEST_CASE("GPU: the experts match the reference at odd and vector widths, long g
   }
 }
 
-TEST_CASE("GPU: the experts' tensor-core GEMMs match the reference over partial row tiles, column tiles and both activations") {
-  if (cuda_or_skip() == nullptr) return;
-  // At least four routes per expert, hidden and inter multiples of 64: the grouped GEMMs serve
-  // (on sm_80 and later). Groups of a few routes to a few hundred, so row tiles of 128 end part
-  // full; inter 320 and hidden 192 leave the last column tiles part full.
+namespace {
+
+// At least four routes per expert, hidden and inter multiples of 64: the grouped GEMMs serve
+// (on sm_80 and later). Groups of a few routes to a few hundred, so row tiles of 128 end part
+// full; inter 320 and hidden 192 leave the last column tiles part full (64 of 128 gate/up
+// columns, 192 of 256 down columns).
+void check_tensor_core_shapes() {
   for (const ExpertShape s : {ExpertShape{300, 2, 8, 128, 192}, ExpertShape{700, 2, 4, 64, 320}, ExpertShape{64, 6, 64, 192, 64}}) {
     for (DType dt : {DType::bfloat16, DType::float16}) {
       for (const char* activation : {"silu_and_mul", "gelu_and_mul"}) check_experts(s, dt, activation, false);
     }
   }
+}
+
+// The kernel type that serves a call of MoEExpertsFwdOp in `dtype` at a tensor-core shape.
+std::string experts_served_by(DType dtype) {
+  const ExpertShape s{64, 2, 4, 64, 64};
+  MoEExpertsFwdOp op;
+  op(random({s.rows, s.hidden}, dtype, 1).to(kGpu), random({s.rows, s.k}, DType::float32, 2).to(kGpu),
+     random_ids(s.rows, s.k, s.experts, 3).to(kGpu), random({s.experts, 2 * s.inter, s.hidden}, dtype, 4).to(kGpu),
+     random({s.experts, s.hidden, s.inter}, dtype, 5).to(kGpu));
+  REQUIRE(op.last_call()->kernels.size() == 1);
+  return std::string(op.last_call()->kernels[0]);
+}
+
+}  // namespace
+
+TEST_CASE("GPU: the experts' tensor-core GEMMs match the reference over partial row tiles, column tiles and both activations") {
+  if (cuda_or_skip() == nullptr) return;
+  check_tensor_core_shapes();
+}
+
+TEST_CASE("GPU: on compute capability 9.0 the Hopper experts kernel type serves 16-bit calls and float32 goes to the shared one, and with it disabled the mma.sync GEMMs match the reference") {
+  DeviceRuntime* rt = cuda_or_skip();
+  if (rt == nullptr) return;
+  const bool hopper = rt->facts(0).arch == 90;
+  CHECK(experts_served_by(DType::bfloat16) == (hopper ? "cuda_moe_experts_sm90" : "cuda_moe_experts"));
+  CHECK(experts_served_by(DType::float32) == "cuda_moe_experts");
+
+  Config without_hopper = config();
+  without_hopper.disable_kernels = {"cuda_moe_experts_sm90"};
+  test::ScopedConfig scoped(without_hopper);
+  CHECK(experts_served_by(DType::float16) == "cuda_moe_experts");
+  check_tensor_core_shapes();
 }
 
 TEST_CASE("GPU: FusedMoE and the shared-expert form match the reference end to end") {

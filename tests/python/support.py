@@ -80,3 +80,17 @@ def case_params(case):
             value = random_tensor(value["shape"], value["dtype"], generator)
         params[name] = value
     return params
+
+
+def assert_raises_through_torch_ops(test, cls, regex):
+    """A context manager asserting that a call through torch.ops raises tileops class `cls`
+    with a message matching `regex`: that class under tileops.torch's Python kernels; torch's
+    RuntimeError whose message is "<class name>: <message>" under its stable-ABI kernels, which
+    raise C++ exceptions that torch turns into RuntimeError."""
+    import builtins
+
+    import tileops.torch as tileops_torch
+
+    if tileops_torch.KERNELS == "stable-abi":
+        return test.assertRaisesRegex(builtins.RuntimeError, "%s: .*%s" % (cls.__name__, regex))
+    return test.assertRaisesRegex(cls, regex)

@@ -6,7 +6,7 @@ Skipped, saying why, without a GPU, without tileops's cuda plugin, or with an ol
 import unittest
 
 import tileops
-from support import assert_close, case_inputs, case_params, torch
+from support import assert_close, assert_raises_through_torch_ops, case_inputs, case_params, torch
 
 
 def _why_skipped():
@@ -176,6 +176,94 @@ class CudaCallTest(unittest.TestCase):
         self.assertEqual(y.device, x.device)
         self.assertEqual(norm.last_call["kernels"], ["cuda_rms_norm"])
         _compare(self, y, norm(x.cpu()).to(DEVICE), "cuda vs cpu")
+
+
+def _family_ops():
+    """One op per family with inputs of a given extent m, on the GPU."""
+    return {
+        "norm": (tileops.ops.RMSNormFwdOp([256]), lambda m: [torch.randn(m, 256, device=DEVICE),
+                                                          torch.rand(256, device=DEVICE)]),
+        "elementwise": (tileops.ops.SiluAndMulFwdOp(), lambda m: [torch.randn(m, 2 * m + 6, device=DEVICE)]),
+        "gemm": (tileops.ops.GemmFwdOp(), lambda m: [torch.randn(m, 64, device=DEVICE), torch.randn(96, 64, device=DEVICE)]),
+        "reduction": (tileops.ops.SumFwdOp(1), lambda m: [torch.randn(m, 33, device=DEVICE)]),
+        "rope": (tileops.ops.RopeFwdOp(), lambda m: [torch.randn(2, m, 4, 16, device=DEVICE), None]),
+        "softmax": (tileops.ops.SoftmaxFwdOp(), lambda m: [torch.randn(3, m, device=DEVICE)]),
+    }
+
+
+def _through_torch_ops(op, inputs):
+    """op(*inputs) called through its boundary operator's torch custom op."""
+    name = op.boundary_operator([t is not None for t in inputs])
+    operator, branch = tileops_torch.operators[name]
+    return branch.assemble(inputs, None, operator(*inputs, op.instance_key))
+
+
+@requires_gpu
+class StableKernelTest(unittest.TestCase):
+    """tileops.torch's C++ kernels (torch 2.10 and later), registered through torch's stable C shim."""
+
+    def setUp(self):
+        version = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+        if version < (2, 10):
+            self.skipTest("torch %s has no stable C shim to register kernels with" % torch.__version__)
+
+    def test_the_stable_abi_kernels_are_active(self):
+        self.assertEqual(tileops_torch.KERNELS, "stable-abi", tileops_torch.STABLE_KERNELS_UNAVAILABLE)
+
+    def test_torch_ops_agree_with_tileops_ops_one_op_per_family(self):
+        for family, (op, make) in _family_ops().items():
+            with self.subTest(family=family):
+                inputs = make(9)
+                for call in ("plans", "uses the plan"):
+                    _compare(self, _through_torch_ops(op, inputs), op(*inputs), "%s: torch.ops %s" % (family, call))
+
+    def test_a_call_through_torch_ops_runs_on_the_current_stream(self):
+        norm = tileops.ops.RMSNormFwdOp([4096])
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            x = torch.empty(8, 4096, device=DEVICE)
+            torch.cuda._sleep(200_000_000)
+            x.fill_(2.0)
+            y = torch.ops.tileops.norm_rms_norm_fwd(x, None, norm.instance_key)
+        stream.synchronize()
+        self.assertTrue(torch.allclose(y, torch.ones_like(y), atol=1e-3))
+
+    def test_an_out_of_facts_first_call_raises_the_tileops_error(self):
+        # With the C++ kernels the tileops class reaches the caller as the first word of torch's
+        # RuntimeError (support.assert_raises_through_torch_ops); op(...) keeps the class.
+        norm = tileops.ops.RMSNormFwdOp([256])
+        bad = torch.randn(2, 7, device=DEVICE)
+        with assert_raises_through_torch_ops(self, tileops.ValueError, r"input 'x' shape \[2, 7\] does not match"):
+            torch.ops.tileops.norm_rms_norm_fwd(bad, None, norm.instance_key)
+        with self.assertRaisesRegex(tileops.ValueError, r"input 'x' shape \[2, 7\] does not match"):
+            norm(bad)
+        x = torch.randn(2, 256, device=DEVICE)
+        _compare(self, torch.ops.tileops.norm_rms_norm_fwd(x, None, norm.instance_key), norm(x), "after the error")
+
+    def test_four_threads_calling_one_op_agree(self):
+        import threading
+
+        norm = tileops.ops.RMSNormFwdOp([1024])
+        inputs = [torch.randn(16, 1024, device=DEVICE) for _ in range(4)]
+        expected = [norm(x) for x in inputs]
+        failures = []
+
+        def worker(i):
+            try:
+                for _ in range(200):
+                    y = torch.ops.tileops.norm_rms_norm_fwd(inputs[i], None, norm.instance_key)
+                    if not torch.allclose(y, expected[i], atol=1e-4, rtol=1e-4):
+                        failures.append("thread %d: a result differs" % i)
+                        return
+            except Exception as e:  # noqa: BLE001 - reported below
+                failures.append("thread %d: %r" % (i, e))
+
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(failures, [])
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ call and a real call on every workload row of every op."""
 import unittest
 
 import tileops
-from support import assert_close, case_inputs, case_params, requires_torch, torch
+from support import assert_close, assert_raises_through_torch_ops, case_inputs, case_params, requires_torch, torch
 
 if torch is not None:
     import tileops.torch as tileops_torch
@@ -115,17 +115,17 @@ class OperatorTest(unittest.TestCase):
 
     def test_an_instance_key_no_op_has(self):
         x = torch.randn(2, 8)
-        with self.assertRaisesRegex(tileops.RuntimeError, "no live tileops op has instance key 'RMSNormFwdOp#0'"):
+        with assert_raises_through_torch_ops(self, tileops.RuntimeError, "no live tileops op has instance key 'RMSNormFwdOp#0'"):
             torch.ops.tileops.norm_rms_norm_fwd(x, None, "RMSNormFwdOp#0")
         norm = tileops.ops.RMSNormFwdOp([8])
         key = norm.instance_key
         del norm
-        with self.assertRaisesRegex(tileops.RuntimeError, "no live tileops op has instance key '%s'" % key):
+        with assert_raises_through_torch_ops(self, tileops.RuntimeError, "no live tileops op has instance key '%s'" % key):
             torch.ops.tileops.norm_rms_norm_fwd(x, None, key)
 
     def test_errors_cross_the_operator(self):
         norm = tileops.ops.RMSNormFwdOp([8])
-        with self.assertRaisesRegex(tileops.ValueError, r"input 'x' shape \[2, 7\] does not match"):
+        with assert_raises_through_torch_ops(self, tileops.ValueError, r"input 'x' shape \[2, 7\] does not match"):
             torch.ops.tileops.norm_rms_norm_fwd(torch.randn(2, 7), None, norm.instance_key)
 
     def test_boundary_call_is_what_a_compiled_call_runs(self):

@@ -144,7 +144,8 @@ TEST_CASE("rocm plugin: registers a hip kernel type for every interface the GPU 
   // The same shared sources serve both vendors: apart from cuBLASLt's GEMM and the Hopper prefill
   // (wgmma), which are CUDA's own, the cuda plugin's keys are the hip ones under the other prefix.
   if (TILEOPS_TEST_CUDA_PLUGIN) {
-    const std::set<std::string> cuda_only{"cuda_cublaslt_gemm", "cuda_gqa_attention_sm90"};
+    const std::set<std::string> cuda_only{"cuda_cublaslt_gemm", "cuda_gqa_attention_sm90",
+                                          "cuda_gqa_attention_sm90_ws", "cuda_moe_experts_sm90"};
     for (const auto& [op, keys] : keys_owned_by("cuda", kOps)) {
       std::set<std::string> as_hip;
       for (const std::string& key : keys) {

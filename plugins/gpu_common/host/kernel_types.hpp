@@ -287,6 +287,12 @@ class MoeRouteKernel final : public ops::MoERouteFwdOp::MoeRoute::Impl<GpuFloatK
   int warp_size_;
 };
 
+// MoeExpertsKernel's forward for a kernel type of the call (faults: the device's fault record;
+// `hopper` as MoeExpertsArgs::hopper).
+Tensor run_moe_experts(const ops::MoEExpertsFwdOp::MoeExperts::Call& call, FaultRecord* faults, int warp_size,
+                       bool hopper, const Tensor& hidden_states, const Tensor& topk_weights, const Tensor& topk_ids,
+                       const Tensor& w_gate_up, const Tensor& w_down);
+
 // Reads its expert ids from device memory, with the checks and reports of the kernels above.
 class MoeExpertsKernel final : public ops::MoEExpertsFwdOp::MoeExperts::Impl<GpuFloatKernel> {
  public:

@@ -25,8 +25,9 @@ MoeExpertsKernel::MoeExpertsKernel(const Call& call)
       faults_(runtime()->fault_record(call.device ? call.device->index() : 0)),
       warp_size_(warp_size_of(call)) {}
 
-Tensor MoeExpertsKernel::forward(const Tensor& hidden_states, const Tensor& topk_weights, const Tensor& topk_ids,
-                                 const Tensor& w_gate_up, const Tensor& w_down) {
+Tensor run_moe_experts(const ops::MoEExpertsFwdOp::MoeExperts::Call& call, FaultRecord* faults, int warp_size,
+                       bool hopper, const Tensor& hidden_states, const Tensor& topk_weights, const Tensor& topk_ids,
+                       const Tensor& w_gate_up, const Tensor& w_down) {
   runtime()->raise_pending_fault(hidden_states.device().index());
   DeviceGuard on(hidden_states.device().index());
   const std::int64_t rows = hidden_states.shape()[0];
@@ -40,9 +41,15 @@ Tensor MoeExpertsKernel::forward(const Tensor& hidden_states, const Tensor& topk
   launch_moe_experts({hidden_states.data_ptr(), topk_weights.data<float>(), topk_ids.data<std::int32_t>(),
                       w_gate_up.data_ptr(), w_down.data_ptr(), y.data_ptr(), workspace.data_ptr(),
                       hidden_states.dtype(), rows, top_k, experts, hidden, inter,
-                      call_.activation == ExpertActivation::gelu_and_mul, faults_, warp_size_},
+                      call.activation == ops::MoEExpertsFwdOp::MoeExperts::ExpertActivation::gelu_and_mul, faults,
+                      warp_size, hopper},
                      stream_of(hidden_states));
   return y;
+}
+
+Tensor MoeExpertsKernel::forward(const Tensor& hidden_states, const Tensor& topk_weights, const Tensor& topk_ids,
+                                 const Tensor& w_gate_up, const Tensor& w_down) {
+  return run_moe_experts(call_, faults_, warp_size_, false, hidden_states, topk_weights, topk_ids, w_gate_up, w_down);
 }
 
 }  // namespace tileops::gpu

@@ -38,7 +38,9 @@ void launch_moe_route(const MoeRouteArgs& args, void* stream);
 // the shapes alone (float16 or bfloat16, at least four routes per expert on average, hidden
 // and inter multiples of 64, 16-byte aligned x and weights) on CUDA devices of compute
 // capability 8.0 or later with 144 KiB of shared memory per block, as grouped GEMMs on tensor
-// cores (mma.sync), which read them once per 128 routes. Either way the products accumulate
+// cores (mma.sync), which read them once per 128 routes; with `hopper`, on a device of compute
+// capability 9.0 running a build with sm_90a machine code, those GEMMs run on warpgroup MMA
+// (wgmma) instead, with the same results. Either way the products accumulate
 // in float32 and act(gate) * up is kept in float32 (the tensor cores take it as a high and a
 // low part in `dtype`, about 16 significant bits; in float16 an |act| above 65504 overflows
 // there, where the GEMVs would keep it).
@@ -55,6 +57,7 @@ struct MoeExpertsArgs {
   bool gelu;
   FaultRecord* faults;
   int warp_size;  // threads of a warp on the device (GpuRuntime::warp_size): the launch geometry
+  bool hopper = false;  // prefer the wgmma GEMMs where they serve (CUDA: cuda_moe_experts_sm90)
 };
 // The workspace of launch_moe_experts: the groups' offsets, counts, row tile starts, the list of
 // experts with routes, sorted routes and places (int32), act [routes, inter] and the experts'
@@ -62,5 +65,9 @@ struct MoeExpertsArgs {
 std::int64_t moe_experts_workspace_bytes(std::int64_t routes, std::int64_t experts, std::int64_t hidden,
                                          std::int64_t inter);
 void launch_moe_experts(const MoeExpertsArgs& args, void* stream);
+
+// Whether this build embeds the wgmma GEMMs' sm_90a machine code (TILEOPS_CUDA_ARCHS names 90a).
+// CUDA builds only (moe_wgmma.cu).
+bool moe_wgmma_built();
 
 }  // namespace tileops::gpu

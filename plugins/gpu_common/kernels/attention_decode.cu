@@ -6,6 +6,7 @@
 // head); the warps merge theirs through shared memory, and, with several parts, a second
 // kernel merges the parts by their log-sum-exp.
 #include <cmath>
+#include <mutex>
 
 #include "async_copy.cuh"
 #include "attention_decode.cuh"
@@ -67,6 +68,7 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeParams p) {
   constexpr std::size_t kSmemBytes = kStages > 1 && kStageBytes > kMergeBytes ? kStageBytes : kMergeBytes;
   __shared__ Pack<float, 4> smem_chunks[kSmemBytes / 16];  // 16-byte aligned
   unsigned char* smem = reinterpret_cast<unsigned char*>(smem_chunks);
+  let_dependent_grid_launch();
   const DecodeArgs& a = p.a;
   const int d = static_cast<int>(a.head_dim);
   const std::int64_t block = blockIdx.x;
@@ -396,6 +398,51 @@ int heads_per_block(const DecodeArgs& a, int arch) {
   return group_tile(a.heads / a.kv_heads);
 }
 
+#if !defined(TILEOPS_GPU_HIP)
+// Whether the current device runs the merge as a programmatic dependent: its loaded image built
+// from compute_90 code or later, which waits for the decode grid (an image JIT-compiled from the
+// compute_75 PTX does not, and must follow it in stream order). Read once per device (the
+// first 64 remembered).
+bool merge_waits_for_grid() {
+  constexpr int kDevices = 64;
+  static std::once_flag read[kDevices];
+  static bool waits[kDevices];
+  const auto read_device = [] {
+    cudaFuncAttributes attributes{};
+    check(cudaFuncGetAttributes(&attributes, merge_splits_kernel<float>), "reading a kernel's attributes");
+    return attributes.ptxVersion >= 90;
+  };
+  int device = 0;
+  check(cudaGetDevice(&device), "reading the current device");
+  if (device < 0 || device >= kDevices) return read_device();
+  std::call_once(read[device], [&] { waits[device] = read_device(); });
+  return waits[device];
+}
+#endif
+
+// The merge of the parts: where it can, as the decode kernel's programmatic dependent (see
+// let_dependent_grid_launch), else a launch that follows it.
+template <class T>
+void launch_merge(const DecodeParams& p, NativeStream stream) {
+  const auto blocks = static_cast<unsigned>(p.a.batch * p.a.heads);
+#if !defined(TILEOPS_GPU_HIP)
+  if (merge_waits_for_grid()) {
+    cudaLaunchAttribute dependent{};
+    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(128);
+    config.stream = stream;
+    config.attrs = &dependent;
+    config.numAttrs = 1;
+    check(cudaLaunchKernelEx(&config, merge_splits_kernel<T>, p), "launching the decode merge");
+    return;
+  }
+#endif
+  merge_splits_kernel<T><<<blocks, 128, 0, stream>>>(p);
+}
+
 }  // namespace
 
 int decode_splits(const DecodeArgs& a, int sm_count, int arch) {
@@ -448,7 +495,7 @@ void launch_decode(const DecodeArgs& a, int splits, void* workspace, int arch, v
 #endif
     if (a.block_table != nullptr) launch_typed<T, true>(p, s);
     else launch_typed<T, false>(p, s);
-    if (p.splits > 1) merge_splits_kernel<T><<<static_cast<unsigned>(a.batch * a.heads), 128, 0, s>>>(p);
+    if (p.splits > 1) launch_merge<T>(p, s);
   });
   check_launch(a.block_table != nullptr ? "gqa_paged_decode" : "gqa_decode");
 }

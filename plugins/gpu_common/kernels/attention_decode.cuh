@@ -26,12 +26,29 @@ struct DecodeParams {
   float* part_lse;  // [splits, batch, heads], base-2
 };
 
+// Programmatic dependent launch (CUDA compute capability 9.0 and later): a decode kernel lets
+// the merge of its parts be launched as soon as all of its blocks run, and the merge waits for
+// the decode grid to finish and its writes to be visible; the merge's blocks are then resident
+// when the last part lands instead of starting a second launch. Both are no-ops in a launch
+// without that dependency, and elsewhere.
+__device__ __forceinline__ void let_dependent_grid_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(TILEOPS_GPU_HIP)
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_prerequisite_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(TILEOPS_GPU_HIP)
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
 // o[b, h] = the parts' outputs weighted by exp2(lse part - lse all): one block per (b, h).
 // The threads share the parts' weights and their sums (a batch of one at a long context splits
 // into tens of parts, too many for one thread's dependent loads), then each output element sums
 // the parts with several loads in flight.
 template <class T>
 __global__ void merge_splits_kernel(DecodeParams p) {
+  wait_for_prerequisite_grid();
   const DecodeArgs& a = p.a;
   const std::int64_t bh = blockIdx.x;
   const std::int64_t parts_stride = a.batch * a.heads;

@@ -41,6 +41,7 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
   // Per stage and key: 1 where the key is past the part's end or on a page out of range.
   unsigned char* s_masked = reinterpret_cast<unsigned char*>(s_row + kRowStages * kTile);
 
+  let_dependent_grid_launch();
   const DecodeArgs& a = p.a;
   const std::int64_t block = blockIdx.x;
   const int split = static_cast<int>(block % p.splits);

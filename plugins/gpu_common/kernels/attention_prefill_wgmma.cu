@@ -37,10 +37,6 @@ __device__ __forceinline__ void load_tile(T* tile, const T* src, std::int64_t st
     copy16_async(tile + swizzled_panel_offset<kRows>(r, c), valid ? src + r * stride + c * 8 : src, valid);
   }
 }
-
-// Makes this thread's completed copies visible to the tensor cores, which read shared memory
-// through the async proxy.
-__device__ __forceinline__ void fence_copies_for_wgmma() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 #endif
 
 template <class T, int kD, bool kSoftcap>

@@ -49,10 +49,11 @@ struct PrefillBlock {
   const T* k;
   const T* v;
 
-  __device__ explicit PrefillBlock(const AttentionArgs& a) {
-    const int q_tiles = static_cast<int>((a.seq_q + kBr - 1) / kBr);
-    const int mt = q_tiles - 1 - static_cast<int>(blockIdx.x % q_tiles);
-    const std::int64_t bh = blockIdx.x / q_tiles;
+  __device__ explicit PrefillBlock(const AttentionArgs& a)
+      : PrefillBlock(a, q_tiles(a) - 1 - static_cast<int>(blockIdx.x % q_tiles(a)), blockIdx.x / q_tiles(a)) {}
+
+  // The block of query tile mt (rows mt * kBr on) of (sequence, head) pair bh = b * heads + h.
+  __device__ PrefillBlock(const AttentionArgs& a, int mt, std::int64_t bh) {
     h = bh % a.heads;
     b = bh / a.heads;
     const std::int64_t kvh = h / (a.heads / a.kv_heads);
@@ -75,6 +76,9 @@ struct PrefillBlock {
     k = static_cast<const T*>(a.k) + (b * a.seq_kv * a.kv_heads + kvh) * kD;
     v = static_cast<const T*>(a.v) + (b * a.seq_kv * a.kv_heads + kvh) * kD;
   }
+
+  // The query tiles of kBr rows in a sequence.
+  __device__ static int q_tiles(const AttentionArgs& a) { return static_cast<int>((a.seq_q + kBr - 1) / kBr); }
 
   // Whether key tile `tile` crosses an edge of the mask (the end of the keys, the causal
   // diagonal or the window) for some row of the block.
@@ -114,36 +118,62 @@ __device__ __forceinline__ void scale_and_mask(float (&s)[kChunks][4], const Att
   }
 }
 
-// Folds a row tile's base-2 scores into the running softmax of its two rows: the running
-// maxima m_run and this lane's partial sums l_run move on, o (the output accumulator of the
-// same rows) is rescaled, and the scores become their unnormalised probabilities.
+// Folds the base-2 scores of one of a row tile's two rows (half 0: row g, half 1: row g + 8)
+// into its running softmax: the running maximum m_run and this lane's partial sum l_run move on
+// and the scores become their unnormalised probabilities. Returns the factor the row's earlier
+// output takes.
+template <int kChunks>
+__device__ __forceinline__ float fold_row(float (&s)[kChunks][4], int half, float& m_run, float& l_run) {
+  float mx = kNegInf;
+#pragma unroll
+  for (int nt = 0; nt < kChunks; ++nt) mx = fmaxf(mx, fmaxf(s[nt][2 * half], s[nt][2 * half + 1]));
+  mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+  mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+  const float m_new = fmaxf(m_run, mx);
+  const float factor = exp2_rel(m_run, m_new);
+  m_run = m_new;
+  float sum = 0.f;
+#pragma unroll
+  for (int nt = 0; nt < kChunks; ++nt) {
+    s[nt][2 * half] = exp2_rel(s[nt][2 * half], m_new);
+    s[nt][2 * half + 1] = exp2_rel(s[nt][2 * half + 1], m_new);
+    sum += s[nt][2 * half] + s[nt][2 * half + 1];
+  }
+  l_run = l_run * factor + sum;  // this lane's part; the quad sums at the end
+  return factor;
+}
+
+// Scales one row (half as in fold_row) of an output accumulator.
+template <int kOutChunks>
+__device__ __forceinline__ void rescale_row(float (&o)[kOutChunks][4], int half, float factor) {
+#pragma unroll
+  for (int i = 0; i < kOutChunks; ++i) {
+    o[i][2 * half] *= factor;
+    o[i][2 * half + 1] *= factor;
+  }
+}
+
+// Folds a row tile's base-2 scores into the running softmax of its two rows (fold_row) and
+// rescales o, the output accumulator of the same rows.
 template <int kChunks, int kOutChunks>
 __device__ __forceinline__ void fold_into_softmax(float (&s)[kChunks][4], float (&o)[kOutChunks][4], float (&m_run)[2],
                                                   float (&l_run)[2]) {
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    float mx = kNegInf;
+  for (int half = 0; half < 2; ++half) rescale_row(o, half, fold_row(s, half, m_run[half], l_run[half]));
+}
+
+// fold_into_softmax in two steps, for an o still being accumulated when the scores are folded:
+// fold_scores gives each row's factor, rescale_rows applies them once o may be touched.
+template <int kChunks>
+__device__ __forceinline__ void fold_scores(float (&s)[kChunks][4], float (&m_run)[2], float (&l_run)[2],
+                                            float (&factors)[2]) {
 #pragma unroll
-    for (int nt = 0; nt < kChunks; ++nt) mx = fmaxf(mx, fmaxf(s[nt][2 * half], s[nt][2 * half + 1]));
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-    const float m_new = fmaxf(m_run[half], mx);
-    const float scale = exp2_rel(m_run[half], m_new);
-    m_run[half] = m_new;
-    float sum = 0.f;
+  for (int half = 0; half < 2; ++half) factors[half] = fold_row(s, half, m_run[half], l_run[half]);
+}
+template <int kOutChunks>
+__device__ __forceinline__ void rescale_rows(float (&o)[kOutChunks][4], const float (&factors)[2]) {
 #pragma unroll
-    for (int nt = 0; nt < kChunks; ++nt) {
-      s[nt][2 * half] = exp2_rel(s[nt][2 * half], m_new);
-      s[nt][2 * half + 1] = exp2_rel(s[nt][2 * half + 1], m_new);
-      sum += s[nt][2 * half] + s[nt][2 * half + 1];
-    }
-    l_run[half] = l_run[half] * scale + sum;  // this lane's part; the quad sums at the end
-#pragma unroll
-    for (int i = 0; i < kOutChunks; ++i) {
-      o[i][2 * half] *= scale;
-      o[i][2 * half + 1] *= scale;
-    }
-  }
+  for (int half = 0; half < 2; ++half) rescale_row(o, half, factors[half]);
 }
 
 // Writes this lane's part of output rows row0 and row0 + 8 (those below a.seq_q) of the

@@ -1,12 +1,14 @@
 // Mixture of experts: the router (one warp per token row) and the routed experts. The experts
 // run in five steps over a workspace: count the routes per expert, scan the counts into
 // offsets (and the groups' row tiles into tile starts), place each route in its expert's
-// group, the two products, then each token's weighted sum. The products are either GEMVs
+// group (the first three in one block for the few routes of a decode step), the two products,
+// then each token's weighted sum. The products are either GEMVs
 // (gate/up with the activation: one warp per intermediate column and expert, eight routes of
-// the group at a time, so a weight row is read once per eight routes; down likewise) or, for
+// the group at a time, so a weight row is read once per eight routes, or one route at a time
+// with more of the row in flight for a single token; down likewise) or, for
 // float16 and bfloat16 batches of at least four routes per expert on CUDA sm_80 and later,
-// grouped GEMMs on tensor cores over the same groups (moe_mma.cu). Both keep act(gate) * up in
-// float32.
+// grouped GEMMs on tensor cores over the same groups (moe_mma.cu, or moe_wgmma.cu on sm_90a when
+// the caller asks for it). Both keep act(gate) * up in float32.
 #include "../host/moe_launchers.hpp"
 #include "launch.cuh"
 #include "report_fault.cuh"
@@ -14,13 +16,13 @@
 #include "moe_experts.cuh"
 #if !defined(TILEOPS_GPU_HIP)
 #include "moe_mma.cuh"
+#include "moe_wgmma.cuh"
 #endif
 
 namespace tileops::gpu {
 namespace {
 
 constexpr int kRouteMaxExperts = 4096;
-constexpr int kRoutesPerPass = 8;    // routes one warp carries through a weight row
 constexpr int kColumnsPerBlock = 4;  // warps of a GEMV block, one column each
 constexpr int kThreads = 256;
 
@@ -114,13 +116,17 @@ ExpertsWorkspace carve(void* base, std::int64_t routes, std::int64_t experts, st
   return w;
 }
 
-__global__ void zero_counts(std::int32_t* cursor, std::int64_t experts) {
-  for (std::int64_t e = global_thread(); e < experts; e += grid_threads()) cursor[e] = 0;
+// The grouping steps over items first, first + step, ...: a grid-stride loop in the kernels
+// below, a block-stride loop in group_routes_in_one_block.
+__device__ __forceinline__ void zero_counts_from(std::int32_t* cursor, std::int64_t experts, std::int64_t first,
+                                                 std::int64_t step) {
+  for (std::int64_t e = first; e < experts; e += step) cursor[e] = 0;
 }
 
-__global__ void count_routes(MoeExpertsArgs a, ExpertsWorkspace w) {
+__device__ __forceinline__ void count_routes_from(const MoeExpertsArgs& a, const ExpertsWorkspace& w,
+                                                  std::int64_t first, std::int64_t step) {
   const std::int64_t routes = a.rows * a.top_k;
-  for (std::int64_t r = global_thread(); r < routes; r += grid_threads()) {
+  for (std::int64_t r = first; r < routes; r += step) {
     const std::int32_t e = a.ids[r];
     if (e < 0 || e >= a.experts) {
       report_fault(a.faults, FaultSource::moe_experts, FaultKind::expert_id, r / a.top_k, r % a.top_k, e, 0, a.experts - 1);
@@ -129,6 +135,12 @@ __global__ void count_routes(MoeExpertsArgs a, ExpertsWorkspace w) {
     atomicAdd(&w.cursor[e], 1);
   }
 }
+
+__global__ void zero_counts(std::int32_t* cursor, std::int64_t experts) {
+  zero_counts_from(cursor, experts, global_thread(), grid_threads());
+}
+
+__global__ void count_routes(MoeExpertsArgs a, ExpertsWorkspace w) { count_routes_from(a, w, global_thread(), grid_threads()); }
 
 // The exclusive scan of `value` over the threads of the block, plus `carry`; `total` gets
 // the block's sum. Every thread of the block calls it; `scratch` holds kMaxWarps values.
@@ -157,7 +169,7 @@ __device__ __forceinline__ std::int32_t block_exclusive_scan(std::int32_t value,
 // tile_start = the exclusive scan of the row tiles of kTileRows routes each group needs;
 // active = the experts whose groups are not empty, so that the GEMVs launch blocks for those
 // only (a decode step picks a few of many experts).
-__global__ void scan_counts(std::int64_t experts, ExpertsWorkspace w) {
+__device__ __forceinline__ void scan_counts_in_block(std::int64_t experts, const ExpertsWorkspace& w) {
   __shared__ std::int32_t scratch[kMaxWarps];
   std::int32_t carry = 0;
   std::int32_t tile_carry = 0;
@@ -188,9 +200,12 @@ __global__ void scan_counts(std::int64_t experts, ExpertsWorkspace w) {
   }
 }
 
-__global__ void place_routes(MoeExpertsArgs a, ExpertsWorkspace w) {
+__global__ void scan_counts(std::int64_t experts, ExpertsWorkspace w) { scan_counts_in_block(experts, w); }
+
+__device__ __forceinline__ void place_routes_from(const MoeExpertsArgs& a, const ExpertsWorkspace& w,
+                                                  std::int64_t first, std::int64_t step) {
   const std::int64_t routes = a.rows * a.top_k;
-  for (std::int64_t r = global_thread(); r < routes; r += grid_threads()) {
+  for (std::int64_t r = first; r < routes; r += step) {
     const std::int32_t e = a.ids[r];
     if (e < 0 || e >= a.experts) {
       w.slot_of[r] = -1;
@@ -202,33 +217,92 @@ __global__ void place_routes(MoeExpertsArgs a, ExpertsWorkspace w) {
   }
 }
 
+__global__ void place_routes(MoeExpertsArgs a, ExpertsWorkspace w) { place_routes_from(a, w, global_thread(), grid_threads()); }
 
-// Adds the dot products of one weight row chunk (V elements at `w`) with the same chunk of
-// each of `n` inputs, the q-th at in[q] (V elements each), into acc[q].
-template <int V, class TW, class TI>
-__device__ __forceinline__ void dot_chunk(const TW* w, const TI* const* in, int n, float (&acc)[kRoutesPerPass]) {
-  const Pack<TW, V> wp = load_pack<V>(w);
+// The four grouping steps in one block, for the few routes of a decode step, where each
+// launch of the four would cost more than its work. __syncthreads orders the steps: the
+// block's global writes before it are visible to the whole block after it.
+constexpr std::int64_t kOneBlockRoutes = 1024;
+constexpr int kOneBlockThreads = 1024;
+__global__ void __launch_bounds__(kOneBlockThreads) group_routes_in_one_block(MoeExpertsArgs a, ExpertsWorkspace w) {
+  zero_counts_from(w.cursor, a.experts, threadIdx.x, blockDim.x);
+  __syncthreads();
+  count_routes_from(a, w, threadIdx.x, blockDim.x);
+  __syncthreads();
+  scan_counts_in_block(a.experts, w);
+  __syncthreads();
+  place_routes_from(a, w, threadIdx.x, blockDim.x);
+}
+
+
+// Routes a GEMV warp carries through a weight row per pass (a batch of kR routes reads each
+// weight once), and the chunks of the row it loads at once. Eight routes suit a group of
+// several; a decode step of one token leaves at most one route per group, and a warp carrying
+// one route has the registers to keep four chunks of its row in flight instead of one.
+constexpr int kMaxRoutesPerPass = 8;
+template <int kR>
+constexpr int kChunksInFlight = kR == 1 ? 4 : 1;
+
+// Adds the dot products of the V weights in `wp` with the same V elements of each of the first
+// `n` inputs, the q-th at rows[q] + at, into acc[q].
+template <int kR, int V, class TW, class TI>
+__device__ __forceinline__ void dot_chunk(const Pack<TW, V>& wp, const TI* const (&rows)[kR], std::int64_t at, int n,
+                                          float (&acc)[kR]) {
   float wf[V];
 #pragma unroll
   for (int i = 0; i < V; ++i) wf[i] = to_float(wp.v[i]);
 #pragma unroll
-  for (int q = 0; q < kRoutesPerPass; ++q) {
+  for (int q = 0; q < kR; ++q) {
     if (q >= n) break;
-    const Pack<TI, V> xp = load_pack<V>(in[q]);
+    const Pack<TI, V> xp = load_pack<V>(rows[q] + at);
 #pragma unroll
     for (int i = 0; i < V; ++i) acc[q] += wf[i] * to_float(xp.v[i]);
   }
 }
 
-template <int V>
-__device__ __forceinline__ void reduce_lanes(float (&acc)[kRoutesPerPass]) {
+template <int kR>
+__device__ __forceinline__ void reduce_lanes(float (&acc)[kR]) {
 #pragma unroll
-  for (int q = 0; q < kRoutesPerPass; ++q) acc[q] = warp_reduce(acc[q], Add{});
+  for (int q = 0; q < kR; ++q) acc[q] = warp_reduce(acc[q], Add{});
+}
+
+// The dot products of `length` weights at `row` with the first `n` inputs (rows[q], as long),
+// reduced over the warp into acc[q] of every lane: each lane takes chunks of V elements
+// kWarpSize * V apart, kChunksInFlight<kR> of them loaded before any is used.
+template <int kR, int V, class TW, class TI>
+__device__ __forceinline__ void warp_dots(const TW* row, const TI* const (&rows)[kR], std::int64_t length, int n,
+                                          float (&acc)[kR]) {
+  constexpr int kU = kChunksInFlight<kR>;
+  constexpr std::int64_t kStride = static_cast<std::int64_t>(kWarpSize) * V;
+  const int lane = threadIdx.x % kWarpSize;
+  for (std::int64_t h = static_cast<std::int64_t>(lane) * V; h < length; h += kStride * kU) {
+    Pack<TW, V> chunk[kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (h + u * kStride < length) chunk[u] = load_pack<V>(row + h + u * kStride);
+    }
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (h + u * kStride < length) dot_chunk<kR, V>(chunk[u], rows, h + u * kStride, n, acc);
+    }
+  }
+  reduce_lanes(acc);
+}
+
+// The value lane `lane` (< kR) holds of acc: acc[lane].
+template <int kR>
+__device__ __forceinline__ float lane_value(const float (&acc)[kR], int lane) {
+  float v = 0;
+#pragma unroll
+  for (int q = 0; q < kR; ++q) {
+    if (q == lane) v = acc[q];
+  }
+  return v;
 }
 
 // act[slot, i] = act(gate) * up for the column i = blockIdx.x * kColumnsPerBlock + warp of
-// the blockIdx.y-th expert some route picks, over the expert's group.
-template <class T, int V>
+// the blockIdx.y-th expert some route picks, over the expert's group, kR routes a pass.
+template <class T, int V, int kR>
 __global__ void gate_up_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
@@ -241,42 +315,27 @@ __global__ void gate_up_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
   const T* gate_row = static_cast<const T*>(a.w_gate_up) + (e * 2 * a.inter + i) * a.hidden;
   const T* up_row = gate_row + a.inter * a.hidden;
   const T* x = static_cast<const T*>(a.x);
-  for (std::int32_t first = begin; first < end; first += kRoutesPerPass) {
-    const int n = static_cast<int>(min(end - first, kRoutesPerPass));
-    const T* rows[kRoutesPerPass];
+  for (std::int32_t first = begin; first < end; first += kR) {
+    const int n = static_cast<int>(min(end - first, kR));
+    const T* rows[kR];
 #pragma unroll
-    for (int q = 0; q < kRoutesPerPass; ++q) {
+    for (int q = 0; q < kR; ++q) {
       rows[q] = x + (q < n ? static_cast<std::int64_t>(w.sorted[first + q]) / a.top_k : 0) * a.hidden;
     }
-    float gate[kRoutesPerPass] = {};
-    float up[kRoutesPerPass] = {};
-    for (std::int64_t h = static_cast<std::int64_t>(lane) * V; h < a.hidden; h += kWarpSize * V) {
-      const T* in[kRoutesPerPass];
-#pragma unroll
-      for (int q = 0; q < kRoutesPerPass; ++q) in[q] = rows[q] + h;
-      dot_chunk<V>(gate_row + h, in, n, gate);
-      dot_chunk<V>(up_row + h, in, n, up);
-    }
-    reduce_lanes<V>(gate);
-    reduce_lanes<V>(up);
+    float gate[kR] = {};
+    float up[kR] = {};
+    warp_dots<kR, V>(gate_row, rows, a.hidden, n, gate);
+    warp_dots<kR, V>(up_row, rows, a.hidden, n, up);
     if (lane < n) {
-      float g = 0;
-      float u = 0;
-#pragma unroll
-      for (int q = 0; q < kRoutesPerPass; ++q) {
-        if (q == lane) {
-          g = gate[q];
-          u = up[q];
-        }
-      }
-      w.act[static_cast<std::int64_t>(first + lane) * a.inter + i] = (a.gelu ? gelu_erf(g) : silu(g)) * u;
+      const float g = lane_value(gate, lane);
+      w.act[static_cast<std::int64_t>(first + lane) * a.inter + i] = (a.gelu ? gelu_erf(g) : silu(g)) * lane_value(up, lane);
     }
   }
 }
 
 // out[slot, c] = w_down[e][c] . act[slot] for the column c = blockIdx.x * kColumnsPerBlock +
-// warp of the blockIdx.y-th expert some route picks, over the expert's group.
-template <class T, int V>
+// warp of the blockIdx.y-th expert some route picks, over the expert's group, kR routes a pass.
+template <class T, int V, int kR>
 __global__ void down_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
@@ -287,24 +346,14 @@ __global__ void down_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
   const std::int32_t end = w.offsets[e + 1];
   if (warp >= kColumnsPerBlock || c >= a.hidden || begin == end) return;
   const T* row = static_cast<const T*>(a.w_down) + (e * a.hidden + c) * a.inter;
-  for (std::int32_t first = begin; first < end; first += kRoutesPerPass) {
-    const int n = static_cast<int>(min(end - first, kRoutesPerPass));
-    float acc[kRoutesPerPass] = {};
-    for (std::int64_t k = static_cast<std::int64_t>(lane) * V; k < a.inter; k += kWarpSize * V) {
-      const float* in[kRoutesPerPass];
+  for (std::int32_t first = begin; first < end; first += kR) {
+    const int n = static_cast<int>(min(end - first, kR));
+    const float* rows[kR];
 #pragma unroll
-      for (int q = 0; q < kRoutesPerPass; ++q) in[q] = w.act + static_cast<std::int64_t>(first + (q < n ? q : 0)) * a.inter + k;
-      dot_chunk<V>(row + k, in, n, acc);
-    }
-    reduce_lanes<V>(acc);
-    if (lane < n) {
-      float v = 0;
-#pragma unroll
-      for (int q = 0; q < kRoutesPerPass; ++q) {
-        if (q == lane) v = acc[q];
-      }
-      w.out[static_cast<std::int64_t>(first + lane) * a.hidden + c] = v;
-    }
+    for (int q = 0; q < kR; ++q) rows[q] = w.act + static_cast<std::int64_t>(first + (q < n ? q : 0)) * a.inter;
+    float acc[kR] = {};
+    warp_dots<kR, V>(row, rows, a.inter, n, acc);
+    if (lane < n) w.out[static_cast<std::int64_t>(first + lane) * a.hidden + c] = lane_value(acc, lane);
   }
 }
 
@@ -325,31 +374,49 @@ __global__ void combine_kernel(MoeExpertsArgs a, ExpertsWorkspace w) {
 
 
 // With inter 0 only the down GEMV runs, writing the zeros of empty dot products.
-template <class T, int V>
-void launch_gemvs(const MoeExpertsArgs& a, const ExpertsWorkspace& w, NativeStream s) {
+template <class T, int V, int kR>
+void launch_gemvs_routes(const MoeExpertsArgs& a, const ExpertsWorkspace& w, NativeStream s) {
   // At most one expert per route has a group: blocks beyond the active experts exit at once.
   const auto experts = static_cast<unsigned>(std::clamp<std::int64_t>(a.rows * a.top_k, 1, a.experts));
   if (a.inter > 0) {
     const dim3 gate_grid(static_cast<unsigned>(ceil_div(a.inter, kColumnsPerBlock)), experts);
-    gate_up_kernel<T, V><<<gate_grid, warp_threads(kColumnsPerBlock, a.warp_size), 0, s>>>(a, w);
+    gate_up_kernel<T, V, kR><<<gate_grid, warp_threads(kColumnsPerBlock, a.warp_size), 0, s>>>(a, w);
   }
   const dim3 down_grid(static_cast<unsigned>(ceil_div(a.hidden, kColumnsPerBlock)), experts);
-  down_kernel<T, V><<<down_grid, warp_threads(kColumnsPerBlock, a.warp_size), 0, s>>>(a, w);
+  down_kernel<T, V, kR><<<down_grid, warp_threads(kColumnsPerBlock, a.warp_size), 0, s>>>(a, w);
+}
+
+// A token routes to an expert once, so a batch of one token leaves one route per group (a
+// group of more, from repeated ids, still runs: one route a pass).
+template <class T, int V>
+void launch_gemvs(const MoeExpertsArgs& a, const ExpertsWorkspace& w, NativeStream s) {
+  if (a.rows == 1) launch_gemvs_routes<T, V, 1>(a, w, s);
+  else launch_gemvs_routes<T, V, kMaxRoutesPerPass>(a, w, s);
 }
 
 
 // The experts after the checks: group the routes, run the two products (on tensor cores when
-// `tensor_cores` and the device and shapes allow it, else the GEMVs), then the weighted sums.
+// `tensor_cores` and the device and shapes allow it: wgmma when a.hopper and it serves, else
+// mma.sync; otherwise the GEMVs), then the weighted sums.
 void run_experts(const MoeExpertsArgs& a, NativeStream s, [[maybe_unused]] bool tensor_cores) {
   const std::int64_t routes = a.rows * a.top_k;
   const ExpertsWorkspace w = carve(a.workspace, routes, a.experts, a.hidden, a.inter);
-  zero_counts<<<blocks_for(a.experts, kThreads), kThreads, 0, s>>>(w.cursor, a.experts);
-  count_routes<<<blocks_for(routes, kThreads), kThreads, 0, s>>>(a, w);
-  scan_counts<<<1, 1024, 0, s>>>(a.experts, w);
-  place_routes<<<blocks_for(routes, kThreads), kThreads, 0, s>>>(a, w);
+  if (routes <= kOneBlockRoutes) {
+    group_routes_in_one_block<<<1, kOneBlockThreads, 0, s>>>(a, w);
+  } else {
+    zero_counts<<<blocks_for(a.experts, kThreads), kThreads, 0, s>>>(w.cursor, a.experts);
+    count_routes<<<blocks_for(routes, kThreads), kThreads, 0, s>>>(a, w);
+    scan_counts<<<1, 1024, 0, s>>>(a.experts, w);
+    place_routes<<<blocks_for(routes, kThreads), kThreads, 0, s>>>(a, w);
+  }
   bool ran_mma = false;
 #if !defined(TILEOPS_GPU_HIP)
-  ran_mma = tensor_cores && launch_moe_mma(a, w, s);
+  if (tensor_cores && a.hopper && moe_wgmma_serves()) {
+    launch_moe_wgmma(a, w, s);
+    ran_mma = true;
+  } else {
+    ran_mma = tensor_cores && launch_moe_mma(a, w, s);
+  }
 #endif
   if (a.experts > 0 && !ran_mma) {
     with_float_type(a.dtype, "moe_experts", [&](auto tag) {
