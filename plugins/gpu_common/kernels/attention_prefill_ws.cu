@@ -3,6 +3,8 @@
 // 64 or 128. A block of three warpgroups serves 128 query rows of one (sequence, head):
 // warpgroup 0 is the producer, one of its threads loading Q once and each key tile's K and V
 // by TMA into a ring of two stages; warpgroups 1 and 2 are the consumers, 64 query rows each.
+// A stage's K and V are released apart, K once the scores that read it are done and V once P V
+// is: the next-but-one K tile then loads under the softmax instead of after the product.
 // A consumer issues the scores of tile j + 1 and the product P_j V_j together and runs the
 // softmax of tile j + 1 while P_j V_j is in flight; the two consumers take turns to issue their
 // products (named barriers 1 and 2), so one's softmax overlaps the other's tensor-core work.
@@ -39,13 +41,15 @@ struct Barriers {
   std::uint64_t q_full;
   std::uint64_t k_full[kStages];
   std::uint64_t v_full[kStages];
-  std::uint64_t empty[kStages];  // each consumer warp arrives once it is done with the stage
+  // Each consumer warp arrives once it is done with the stage's K (its scores), or its V (P V).
+  std::uint64_t k_empty[kStages];
+  std::uint64_t v_empty[kStages];
 };
 
 #if defined(TILEOPS_HAS_WGMMA)
 using namespace attention_tile;
 
-constexpr int kConsumerWarps = 8;  // each arrives on a stage's empty barrier
+constexpr int kConsumerWarps = 8;  // each arrives on a stage's empty barriers
 
 // About 9 s at the H200's clock: a wait this long is a pipeline bug, which traps (the launch
 // then fails) rather than hanging the device.
@@ -113,8 +117,8 @@ __device__ __forceinline__ void grant_turn(int barrier) {
   asm volatile("bar.arrive %0, 256;\n" ::"r"(barrier) : "memory");
 }
 
-// The producer thread: Q, then each of the block's key tiles into stage i % 2, once the
-// consumers have released that stage's previous tile.
+// The producer thread: Q, then each of the block's key tiles into stage i % 2, its K and its V
+// each once the consumers have released that stage's previous K or V.
 template <class T, int kD>
 __device__ void produce(const CUtensorMap& map_q, const CUtensorMap& map_k, const CUtensorMap& map_v, Barriers& bars,
                         T* s_q, T* s_k, T* s_v, int head, int kv_head, int b, int m0, int tile_begin, int tiles) {
@@ -125,10 +129,12 @@ __device__ void produce(const CUtensorMap& map_q, const CUtensorMap& map_k, cons
   tma_load_tile<T, kD>(s_q, map_q, &bars.q_full, head, m0, b);
   for (int i = 0; i < tiles; ++i) {
     const int stage = i % kStages;
-    if (i >= kStages) mbarrier_wait(&bars.empty[stage], (i / kStages - 1) & 1);
+    const std::uint32_t released = (i / kStages - 1) & 1;
     const int n0 = (tile_begin + i) * kBc;
+    if (i >= kStages) mbarrier_wait(&bars.k_empty[stage], released);
     mbarrier_expect_bytes(&bars.k_full[stage], kTileBytes);
     tma_load_tile<T, kD>(s_k + stage * kBc * kD, map_k, &bars.k_full[stage], kv_head, n0, b);
+    if (i >= kStages) mbarrier_wait(&bars.v_empty[stage], released);
     mbarrier_expect_bytes(&bars.v_full[stage], kTileBytes);
     tma_load_tile<T, kD>(s_v + stage * kBc * kD, map_v, &bars.v_full[stage], kv_head, n0, b);
   }
@@ -175,9 +181,10 @@ __device__ __forceinline__ void pack_probabilities(std::uint32_t (&p)[kBc / 16][
   }
 }
 
-// One warp's release of a stage, after its last wgmma reading the stage has completed.
-__device__ __forceinline__ void release_stage(Barriers& bars, int stage) {
-  if (threadIdx.x % 32 == 0) mbarrier_arrive(&bars.empty[stage]);
+// One warp's release of a stage's K or V tile (`empty`), after its last wgmma reading the
+// tile has completed.
+__device__ __forceinline__ void release(std::uint64_t* empty) {
+  if (threadIdx.x % 32 == 0) mbarrier_arrive(empty);
 }
 #endif
 
@@ -205,7 +212,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&bars.k_full[s], 1);
       mbarrier_init(&bars.v_full[s], 1);
-      mbarrier_init(&bars.empty[s], kConsumerWarps);
+      mbarrier_init(&bars.k_empty[s], kConsumerWarps);
+      mbarrier_init(&bars.v_empty[s], kConsumerWarps);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -267,6 +275,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     end_turn(false);
     wgmma_wait<0>();
     fence_registers(s);
+    release(&bars.k_empty[0]);
     mask(s, block.tile_begin);
     fold_into_softmax(s, o, m_run, l_run);
     pack_probabilities<T>(p, s);
@@ -283,12 +292,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       end_turn(false);
       wgmma_wait<1>();  // the scores; P V may still run
       fence_registers(s);
+      release(&bars.k_empty[stage]);
       mask(s, block.tile_begin + i);
       float factors[2];
       fold_scores(s, m_run, l_run, factors);
       wgmma_wait<0>();
       fence_registers(o);
-      release_stage(bars, prev);
+      release(&bars.v_empty[prev]);
       rescale_rows(o, factors);
       pack_probabilities<T>(p, s);
     }
@@ -302,7 +312,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     end_turn(true);
     wgmma_wait<0>();
     fence_registers(o);
-    release_stage(bars, last);
   }
 
   store_rows<T, kD>(a, block, row0, o, m_run, l_run);
