@@ -77,7 +77,7 @@ TEST_CASE("GPU attention matches the reference at GQA ratios 1, 4 and 8, head di
   check_prefill({1, 1, 1000, 8, 1, 128, true, 100, std::nullopt, DType::float32});
 }
 
-TEST_CASE("GPU attention: on compute capability 9.0 the warp-specialised Hopper kernel type serves 16-bit prefill and float32 goes to the shared one; with it disabled the cp.async Hopper kernel, and with both disabled the sm_80 tensor-core kernel, matches the reference") {
+TEST_CASE("GPU attention: on compute capability 9.0 the warp-specialised Hopper kernel type serves 16-bit prefill and float32 goes to the shared one, with it disabled the cp.async Hopper kernel, and with both disabled the sm_80 tensor-core kernel, matches the reference") {
   DeviceRuntime* rt = cuda_or_skip();
   if (rt == nullptr) return;
   const bool hopper = rt->facts(0).arch == 90;
