@@ -58,14 +58,16 @@ def route(logits, top_k, renormalize):
 
 
 def experts_kernel(record):
-    """The kernel key of a call record (or of its stages, depth first) that ran the experts."""
+    """The kernel key of a call record (or of its stages' calls, depth first) that ran the
+    experts."""
     for key in record.get("kernels", []):
         if "moe_experts" in key:
             return key
     for stage in record.get("stages", []):
-        key = experts_kernel(stage)
-        if key != "-":
-            return key
+        for call in stage.get("calls", []):
+            key = experts_kernel(call)
+            if key != "-":
+                return key
     return "-"
 
 
