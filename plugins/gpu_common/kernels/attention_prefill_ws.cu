@@ -312,6 +312,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     end_turn(true);
     wgmma_wait<0>();
     fence_registers(o);
+    // The last tile's V is not released: no load of this block follows it.
   }
 
   store_rows<T, kD>(a, block, row0, o, m_run, l_run);
