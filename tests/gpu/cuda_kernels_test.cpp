@@ -205,6 +205,31 @@ TEST_CASE("GPU: softmax along an inner axis") {
   }
 }
 
+TEST_CASE("GPU: softmax over rows masked with -inf matches the reference, whole threads' shares masked, and a row of -inf only is NaN") {
+  if (cuda_or_skip() == nullptr) return;
+  const double inf = std::numeric_limits<double>::infinity();
+  // Register-held rows and streamed ones (longer than a block's registers hold).
+  for (std::int64_t n : {4096, 40000}) {
+    std::vector<double> x = random({3, n}, DType::float32).to_doubles();
+    for (std::int64_t j = 0; j < n; ++j) {
+      if (j < n / 2) x[static_cast<std::size_t>(j)] = -inf;             // row 0: its first half masked
+      if (j % 3 != 0) x[static_cast<std::size_t>(n + j)] = -inf;        // row 1: two in three masked
+      x[static_cast<std::size_t>(2 * n + j)] = -inf;                     // row 2: masked entirely
+    }
+    for (DType dt : kFloats) {
+      CAPTURE(n);
+      CAPTURE(dtype_name(dt));
+      const Tensor input = Tensor::from_doubles(x, {3, n}, dt);
+      check_against_reference("masked softmax", [](Target t) { return std::make_unique<SoftmaxFwdOp>(-1, t); },
+                              {input});
+      const std::vector<double> y = SoftmaxFwdOp(-1)(input.to(kGpu)).to(Device::cpu()).to_doubles();
+      CHECK(y[0] == 0.0);
+      CHECK(std::isnan(y[static_cast<std::size_t>(2 * n)]));
+      CHECK(std::isnan(y[static_cast<std::size_t>(3 * n - 1)]));
+    }
+  }
+}
+
 TEST_CASE("GPU: gelu matches the reference in both forms at sizes no vector width divides and misaligned") {
   if (cuda_or_skip() == nullptr) return;
   for (const char* approximate : {"none", "tanh"}) {

@@ -71,6 +71,61 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// The same products with a block's threads sharing kCols rows of b (each thread every
+// kBlock-th pack of them, kUnroll packs of each row loaded before use), reduced across the
+// block at the end: where b has few rows and long ones (a down projection, n = 4096 against
+// k = 14336), one warp a row leaves each warp a long serial chain of loads, and a block a few
+// rows spreads it.
+template <class T, int kVec, int kRows, int kCols, int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    dot_rows_block_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ d, int m,
+                          std::int64_t n, std::int64_t k) {
+  __shared__ float scratch[kRows * kCols * kMaxWarps];
+  const std::int64_t packs = k / kVec;
+  for (std::int64_t j0 = static_cast<std::int64_t>(blockIdx.x) * kCols; j0 < n;
+       j0 += static_cast<std::int64_t>(gridDim.x) * kCols) {
+    const T* rows[kCols];
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) rows[c] = b + (j0 + c < n ? j0 + c : n - 1) * k;  // a tail reads a valid row
+    float acc[kRows * kCols] = {};
+    for (std::int64_t p0 = threadIdx.x; p0 < packs; p0 += static_cast<std::int64_t>(kBlock) * kUnroll) {
+      Pack<T, kVec> w[kUnroll][kCols];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t p = p0 + static_cast<std::int64_t>(u) * kBlock;
+        if (p < packs) {
+#pragma unroll
+          for (int c = 0; c < kCols; ++c) w[u][c] = load_pack<kVec>(rows[c] + p * kVec);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t p = p0 + static_cast<std::int64_t>(u) * kBlock;
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          if (p >= packs || r >= m) continue;
+          const Pack<T, kVec> x = load_pack<kVec>(a + r * k + p * kVec);
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) {
+            const float xv = to_float(x.v[e]);
+#pragma unroll
+            for (int c = 0; c < kCols; ++c) acc[r * kCols + c] += xv * to_float(w[u][c].v[e]);
+          }
+        }
+      }
+    }
+    block_reduce_each(acc, Add{}, 0.0f, scratch);
+    // Every thread ends with every sum; thread r * kCols + c stores sum (r, c).
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) {
+        if (threadIdx.x == r * kCols + c && r < m && j0 + c < n) d[r * n + j0 + c] = store_as<T>(acc[r * kCols + c]);
+      }
+    }
+  }
+}
+
 template <class T, int kVec, int kRows, int kCols>
 void launch_shape(const DotRowsArgs& a, NativeStream stream) {
   const std::int64_t warp_tasks = ceil_div(a.n, kCols);
