@@ -40,13 +40,13 @@ std::optional<std::string> HopperWsAttentionKernel::refusal(const Call& call) {
 }
 
 HopperWsAttentionKernel::HopperWsAttentionKernel(const Call& call)
-    : Impl(call), warp_size_(gpu::warp_size_of(call)) {}
+    : Impl(call), warp_size_(gpu::warp_size_of(call)), sm_count_(gpu::sm_count_of(call)) {}
 
 HopperWsAttentionKernel::Result HopperWsAttentionKernel::forward(const Tensor& q, const Tensor& k,
                                                                  const Tensor& v) {
   gpu::DeviceGuard on(q.device().index());
   gpu::PrefillLaunch p = gpu::prepare_prefill(call_, q, k, v, warp_size_);
-  if (gpu::attention_ws_serves(p.args)) gpu::launch_attention_ws(p.args, gpu::stream_of(q));
+  if (gpu::attention_ws_serves(p.args)) gpu::launch_attention_ws(p.args, sm_count_, gpu::stream_of(q));
   else launch_hopper(p.args, gpu::stream_of(q));
   return std::move(p.result);
 }

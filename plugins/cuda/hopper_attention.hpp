@@ -43,6 +43,7 @@ class HopperWsAttentionKernel final : public ops::GroupedQueryAttentionFwdOp::Gq
 
  private:
   int warp_size_;
+  int sm_count_;  // the persistent kernel's grid
 };
 
 }  // namespace tileops::cuda

@@ -113,7 +113,7 @@ TEST_CASE("GPU attention: on compute capability 9.0 the warp-specialised Hopper 
   }
 }
 
-TEST_CASE("GPU attention: the warp-specialised Hopper kernel over its pipeline's edges: one key tile and many, lengths not a multiple of 128 in a batch of several (rows past a sequence read as zeros), query tiles that see no key, windows that start the keys mid-sequence, Llama heads") {
+TEST_CASE("GPU attention: the warp-specialised Hopper kernel over its pipeline's edges: one key tile and many, lengths not a multiple of 128 in a batch of several (rows past a sequence read as zeros), query tiles that see no key, windows that start the keys mid-sequence, Llama heads, more work tiles than multiprocessors (each persistent block takes several in turn)") {
   if (cuda_or_skip() == nullptr) return;
   for (DType dtype : {DType::bfloat16, DType::float16}) {
     for (bool causal : {true, false}) {
@@ -123,6 +123,7 @@ TEST_CASE("GPU attention: the warp-specialised Hopper kernel over its pipeline's
         check_prefill({2, 129, 385, 4, 1, d, causal, -1, std::nullopt, dtype});
         check_prefill({1, 1100, 1100, 4, 2, d, causal, 260, std::nullopt, dtype});
         check_prefill({2, 200, 1100, 8, 2, d, causal, -1, 30.0, dtype});
+        check_prefill({6, 300, 300, 16, 4, d, causal, -1, std::nullopt, dtype});
       }
       check_prefill({1, 400, 200, 4, 2, 128, causal, -1, std::nullopt, dtype});
       check_prefill({1, 512, 512, 32, 8, 128, causal, -1, std::nullopt, dtype});

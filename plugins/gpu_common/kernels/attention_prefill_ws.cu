@@ -1,8 +1,10 @@
 // Dense prefill attention on Hopper, warp-specialised (sm_90a machine code only; other passes
 // compile a body that traps, which the launcher never reaches), float16 and bfloat16, head dim
-// 64 or 128. A block of three warpgroups serves 128 query rows of one (sequence, head):
-// warpgroup 0 is the producer, one of its threads loading Q once and each key tile's K and V
-// by TMA into a ring of two stages; warpgroups 1 and 2 are the consumers, 64 query rows each.
+// 64 or 128. Persistent blocks of three warpgroups serve work tiles of 128 query rows of one
+// (sequence, head): warpgroup 0 is the producer, one of its threads loading each tile's Q and
+// its key tiles' K and V by TMA into a ring of two stages, running ahead into the block's next
+// work tile, so that a tile's first loads hide under the previous tile's last products and
+// store; warpgroups 1 and 2 are the consumers, 64 query rows each.
 // A stage's K and V are released apart, K once the scores that read it are done and V once P V
 // is: the next-but-one K tile then loads under the softmax instead of after the product.
 // A consumer issues the scores of tile j + 1 and the product P_j V_j together and runs the
@@ -19,6 +21,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <algorithm>
 #include <string>
 
 #include "attention_tile.cuh"
@@ -39,6 +42,7 @@ constexpr int kPanelColumns = 64;  // a TMA box's columns: one 128-byte swizzle 
 // The block's barriers in shared memory, after the tiles.
 struct Barriers {
   std::uint64_t q_full;
+  std::uint64_t q_empty;  // each consumer warp arrives once its last scores of a work tile are done
   std::uint64_t k_full[kStages];
   std::uint64_t v_full[kStages];
   // Each consumer warp arrives once it is done with the stage's K (its scores), or its V (P V).
@@ -117,26 +121,65 @@ __device__ __forceinline__ void grant_turn(int barrier) {
   asm volatile("bar.arrive %0, 256;\n" ::"r"(barrier) : "memory");
 }
 
-// The producer thread: Q, then each of the block's key tiles into stage i % 2, its K and its V
-// each once the consumers have released that stage's previous K or V.
+// The block's work: query tiles of kBr rows of a (sequence, head) pair, the heaviest (under a
+// causal mask, the last) of every pair first, neighbouring pairs together (they share their
+// keys under grouped queries). Persistent blocks deal them out in rounds of gridDim.x, every
+// other round in reverse, so that a block given a heavy tile early gets a light one next.
+struct WorkTiles {
+  std::int64_t pairs, total;
+  int q_tiles;
+
+  __device__ std::int64_t at(int round) const {
+    const std::int64_t in_round = round % 2 == 0 ? blockIdx.x : gridDim.x - 1 - blockIdx.x;
+    return static_cast<std::int64_t>(round) * gridDim.x + in_round;
+  }
+  __device__ int rounds() const { return static_cast<int>((total + gridDim.x - 1) / gridDim.x); }
+};
+
 template <class T, int kD>
-__device__ void produce(const CUtensorMap& map_q, const CUtensorMap& map_k, const CUtensorMap& map_v, Barriers& bars,
-                        T* s_q, T* s_k, T* s_v, int head, int kv_head, int b, int m0, int tile_begin, int tiles) {
+__device__ PrefillBlock<T, kD, kBr, kBc> work_block(const AttentionArgs& a, const WorkTiles& work, std::int64_t w) {
+  return PrefillBlock<T, kD, kBr, kBc>(a, work.q_tiles - 1 - static_cast<int>(w / work.pairs), w % work.pairs);
+}
+
+__device__ __forceinline__ int key_tiles(int tile_begin, int tile_end) {
+  return tile_end > tile_begin ? tile_end - tile_begin : 0;
+}
+
+// The producer thread: for each of the block's work tiles with keys, Q once the consumers have
+// finished the previous tile's scores, then its key tiles through the ring, the block's key
+// tile g into stage g % kStages, its K and its V each once the consumers have released that
+// stage's previous K or V.
+template <class T, int kD>
+__device__ void produce(const AttentionArgs& a, const WorkTiles& work, const CUtensorMap& map_q,
+                        const CUtensorMap& map_k, const CUtensorMap& map_v, Barriers& bars, T* s_q, T* s_k, T* s_v) {
   constexpr std::uint32_t kTileBytes = 128 * kD * sizeof(T);
+  prefetch_map(map_q);
   prefetch_map(map_k);
   prefetch_map(map_v);
-  mbarrier_expect_bytes(&bars.q_full, kTileBytes);
-  tma_load_tile<T, kD>(s_q, map_q, &bars.q_full, head, m0, b);
-  for (int i = 0; i < tiles; ++i) {
-    const int stage = i % kStages;
-    const std::uint32_t released = (i / kStages - 1) & 1;
-    const int n0 = (tile_begin + i) * kBc;
-    if (i >= kStages) mbarrier_wait(&bars.k_empty[stage], released);
-    mbarrier_expect_bytes(&bars.k_full[stage], kTileBytes);
-    tma_load_tile<T, kD>(s_k + stage * kBc * kD, map_k, &bars.k_full[stage], kv_head, n0, b);
-    if (i >= kStages) mbarrier_wait(&bars.v_empty[stage], released);
-    mbarrier_expect_bytes(&bars.v_full[stage], kTileBytes);
-    tma_load_tile<T, kD>(s_v + stage * kBc * kD, map_v, &bars.v_full[stage], kv_head, n0, b);
+  int g = 0, q_loads = 0;
+  for (int round = 0, rounds = work.rounds(); round < rounds; ++round) {
+    const std::int64_t w = work.at(round);
+    if (w >= work.total) continue;
+    const auto block = work_block<T, kD>(a, work, w);
+    const int tiles = key_tiles(block.tile_begin, block.tile_end);
+    if (tiles == 0) continue;
+    const int head = static_cast<int>(block.h), b = static_cast<int>(block.b);
+    const int kv_head = static_cast<int>(block.h / (a.heads / a.kv_heads));
+    if (q_loads > 0) mbarrier_wait(&bars.q_empty, (q_loads - 1) & 1);
+    mbarrier_expect_bytes(&bars.q_full, kTileBytes);
+    tma_load_tile<T, kD>(s_q, map_q, &bars.q_full, head, static_cast<int>(block.m0), b);
+    ++q_loads;
+    for (int i = 0; i < tiles; ++i, ++g) {
+      const int stage = g % kStages;
+      const std::uint32_t released = (g / kStages - 1) & 1;
+      const int n0 = (block.tile_begin + i) * kBc;
+      if (g >= kStages) mbarrier_wait(&bars.k_empty[stage], released);
+      mbarrier_expect_bytes(&bars.k_full[stage], kTileBytes);
+      tma_load_tile<T, kD>(s_k + stage * kBc * kD, map_k, &bars.k_full[stage], kv_head, n0, b);
+      if (g >= kStages) mbarrier_wait(&bars.v_empty[stage], released);
+      mbarrier_expect_bytes(&bars.v_full[stage], kTileBytes);
+      tma_load_tile<T, kD>(s_v + stage * kBc * kD, map_v, &bars.v_full[stage], kv_head, n0, b);
+    }
   }
 }
 
@@ -200,15 +243,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   T* s_v = s_k + kStages * kBc * kD;  // kStages tiles of kBc x kD
   Barriers& bars = *reinterpret_cast<Barriers*>(s_v + kStages * kBc * kD);
 
-  // The heaviest query tiles (under a causal mask, the last) of every head first; neighbouring
-  // blocks are neighbouring heads, which share their keys under grouped queries.
-  const std::int64_t pairs = a.batch * a.heads;
-  const int q_tiles = PrefillBlock<T, kD, kBr, kBc>::q_tiles(a);
-  const PrefillBlock<T, kD, kBr, kBc> block(a, q_tiles - 1 - static_cast<int>(blockIdx.x / pairs), blockIdx.x % pairs);
-  const int tiles = block.tile_end > block.tile_begin ? block.tile_end - block.tile_begin : 0;
+  WorkTiles work;
+  work.pairs = a.batch * a.heads;
+  work.q_tiles = PrefillBlock<T, kD, kBr, kBc>::q_tiles(a);
+  work.total = work.pairs * work.q_tiles;
 
   if (threadIdx.x == 0) {
     mbarrier_init(&bars.q_full, 1);
+    mbarrier_init(&bars.q_empty, kConsumerWarps);
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&bars.k_full[s], 1);
       mbarrier_init(&bars.v_full[s], 1);
@@ -221,101 +263,109 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (threadIdx.x < 128) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
-    // Without key tiles nothing is loaded: the consumers write empty rows without waiting.
-    if (threadIdx.x == 0 && tiles > 0) {
-      const int kv_head = static_cast<int>(block.h / (a.heads / a.kv_heads));
-      produce<T, kD>(map_q, map_k, map_v, bars, s_q, s_k, s_v, static_cast<int>(block.h), kv_head,
-                     static_cast<int>(block.b), static_cast<int>(block.m0), block.tile_begin, tiles);
-    }
+    if (threadIdx.x == 0) produce<T, kD>(a, work, map_q, map_k, map_v, bars, s_q, s_k, s_v);
     return;
   }
   asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n" ::: "memory");
 
   const int thread = threadIdx.x - 128;  // among the consumers
   const int group = thread / 128;        // the consumer warpgroup: rows 64 * group on
-  // This thread's rows: row0 and row0 + 8 (the accumulator layout).
-  const std::int64_t row0 = block.m0 + (thread / 32) * 16 + (thread % 32) / 4;
-  float o[kD / 8][4];
-  float m_run[2] = {kNegInf, kNegInf}, l_run[2] = {0.f, 0.f};
+  const float scale = score_scale(a, kSoftcap);
+  const int window = window_of(a);
+  constexpr std::uint32_t kRowGroupBytes = 8 * 128, kPanelBytes = kBc * 128;
+  const std::uint64_t q_rows = swizzled_descriptor(s_q + group * 64 * 64, 16, kRowGroupBytes);
+  const std::uint64_t k_tiles = swizzled_descriptor(s_k, 16, kRowGroupBytes);
+  const std::uint64_t v_tiles = swizzled_descriptor(s_v, kPanelBytes, kRowGroupBytes);
+  // Turns: the consumers take turns to issue, warpgroup 0 first: each waits for its turn and
+  // grants the other the next once it has issued. Warpgroup 1's grant before the block's first
+  // turn opens it and warpgroup 0's wait after the last takes its last grant, so that every
+  // bar.sync has exactly one matching bar.arrive.
+  const int own_turn = 1 + group, other_turn = 2 - group;
+
+  int g = 0, q_loads = 0;  // the block's key tiles and Q tiles consumed so far
+  for (int round = 0, rounds = work.rounds(); round < rounds; ++round) {
+    const std::int64_t w = work.at(round);
+    if (w >= work.total) continue;
+    const auto block = work_block<T, kD>(a, work, w);
+    const int tiles = key_tiles(block.tile_begin, block.tile_end);
+    // This thread's rows: row0 and row0 + 8 (the accumulator layout).
+    const std::int64_t row0 = block.m0 + (thread / 32) * 16 + (thread % 32) / 4;
+    float o[kD / 8][4];
+    float m_run[2] = {kNegInf, kNegInf}, l_run[2] = {0.f, 0.f};
 #pragma unroll
-  for (int i = 0; i < kD / 8; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
+    for (int i = 0; i < kD / 8; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
 
-  if (tiles > 0) {
-    const float scale = score_scale(a, kSoftcap);
-    const int window = window_of(a);
-    constexpr std::uint32_t kRowGroupBytes = 8 * 128, kPanelBytes = kBc * 128;
-    const std::uint64_t q_rows = swizzled_descriptor(s_q + group * 64 * 64, 16, kRowGroupBytes);
-    const std::uint64_t k_tiles = swizzled_descriptor(s_k, 16, kRowGroupBytes);
-    const std::uint64_t v_tiles = swizzled_descriptor(s_v, kPanelBytes, kRowGroupBytes);
-    // Scores in base 2, masked where the tile crosses a mask's edge (32-bit offsets from the
-    // tile's first key: the launcher bounds the lengths).
-    const auto mask = [&](float (&s)[kBc / 8][4], int tile) {
-      const std::int64_t n0 = static_cast<std::int64_t>(tile) * kBc;
-      const int keys_left = static_cast<int>(min_index(a.seq_kv - n0, kBc));
-      const int diag0 = static_cast<int>(row0 + block.offset - n0);
-      scale_and_mask<kSoftcap>(s, a, scale, block.crosses_mask_edge(a, tile), keys_left, diag0, window);
-    };
-    // Turns: each consumer issues tiles + 1 times (scores alone, then scores with the previous
-    // tile's values, then the last values alone). Warpgroup 0 goes first; a warpgroup grants the
-    // other the next turn once it has issued, except warpgroup 1 after its last, which nobody
-    // waits for (every bar.sync has exactly one matching bar.arrive).
-    const int own_turn = 1 + group, other_turn = 2 - group;
-    const auto end_turn = [&](bool last) {
-      if (group == 0 || !last) grant_turn(other_turn);
-    };
-    if (group == 1) grant_turn(other_turn);
+    // Without key tiles nothing is loaded: the rows are written empty without waiting.
+    if (tiles > 0) {
+      // Scores in base 2, masked where the tile crosses a mask's edge (32-bit offsets from
+      // the tile's first key: the launcher bounds the lengths).
+      const auto mask = [&](float (&s)[kBc / 8][4], int tile) {
+        const std::int64_t n0 = static_cast<std::int64_t>(tile) * kBc;
+        const int keys_left = static_cast<int>(min_index(a.seq_kv - n0, kBc));
+        const int diag0 = static_cast<int>(row0 + block.offset - n0);
+        scale_and_mask<kSoftcap>(s, a, scale, block.crosses_mask_edge(a, tile), keys_left, diag0, window);
+      };
+      float s[kBc / 8][4];
+      std::uint32_t p[kBc / 16][4];
+      // The block's first turn opened here rather than before the loop: a divergent branch
+      // ahead of the accumulators' initialisation makes ptxas serialise every wgmma.
+      if (group == 1 && q_loads == 0) grant_turn(other_turn);
+      // Each consumer issues tiles + 1 times: scores alone, then scores with the previous
+      // tile's values, then the last values alone.
+      mbarrier_wait(&bars.q_full, q_loads & 1);
+      mbarrier_wait(&bars.k_full[g % kStages], (g / kStages) & 1);
+      wait_turn(own_turn);
+      wgmma_fence();
+      issue_scores<T, kD>(s, q_rows, descriptor_at(k_tiles, (g % kStages) * kBc * kD));
+      grant_turn(other_turn);
+      wgmma_wait<0>();
+      fence_registers(s);
+      release(&bars.k_empty[g % kStages]);
+      if (tiles == 1) release(&bars.q_empty);
+      mask(s, block.tile_begin);
+      fold_into_softmax(s, o, m_run, l_run);
+      pack_probabilities<T>(p, s);
 
-    float s[kBc / 8][4];
-    std::uint32_t p[kBc / 16][4];
-    mbarrier_wait(&bars.q_full, 0);
-    mbarrier_wait(&bars.k_full[0], 0);
-    wait_turn(own_turn);
-    wgmma_fence();
-    issue_scores<T, kD>(s, q_rows, k_tiles);
-    end_turn(false);
-    wgmma_wait<0>();
-    fence_registers(s);
-    release(&bars.k_empty[0]);
-    mask(s, block.tile_begin);
-    fold_into_softmax(s, o, m_run, l_run);
-    pack_probabilities<T>(p, s);
+      for (int i = 1; i < tiles; ++i) {
+        const int stage = (g + i) % kStages, prev = (g + i - 1) % kStages;
+        mbarrier_wait(&bars.k_full[stage], ((g + i) / kStages) & 1);
+        wait_turn(own_turn);
+        fence_registers(o);
+        wgmma_fence();
+        issue_scores<T, kD>(s, q_rows, descriptor_at(k_tiles, stage * kBc * kD));
+        mbarrier_wait(&bars.v_full[prev], ((g + i - 1) / kStages) & 1);
+        issue_values<T, kD>(o, p, descriptor_at(v_tiles, prev * kBc * kD));
+        grant_turn(other_turn);
+        wgmma_wait<1>();  // the scores; P V may still run
+        fence_registers(s);
+        release(&bars.k_empty[stage]);
+        if (i == tiles - 1) release(&bars.q_empty);
+        mask(s, block.tile_begin + i);
+        float factors[2];
+        fold_scores(s, m_run, l_run, factors);
+        wgmma_wait<0>();
+        fence_registers(o);
+        release(&bars.v_empty[prev]);
+        rescale_rows(o, factors);
+        pack_probabilities<T>(p, s);
+      }
 
-    for (int i = 1; i < tiles; ++i) {
-      const int stage = i % kStages, prev = (i - 1) % kStages;
-      mbarrier_wait(&bars.k_full[stage], (i / kStages) & 1);
+      const int last = (g + tiles - 1) % kStages;
+      mbarrier_wait(&bars.v_full[last], ((g + tiles - 1) / kStages) & 1);
       wait_turn(own_turn);
       fence_registers(o);
       wgmma_fence();
-      issue_scores<T, kD>(s, q_rows, descriptor_at(k_tiles, stage * kBc * kD));
-      mbarrier_wait(&bars.v_full[prev], ((i - 1) / kStages) & 1);
-      issue_values<T, kD>(o, p, descriptor_at(v_tiles, prev * kBc * kD));
-      end_turn(false);
-      wgmma_wait<1>();  // the scores; P V may still run
-      fence_registers(s);
-      release(&bars.k_empty[stage]);
-      mask(s, block.tile_begin + i);
-      float factors[2];
-      fold_scores(s, m_run, l_run, factors);
+      issue_values<T, kD>(o, p, descriptor_at(v_tiles, last * kBc * kD));
+      grant_turn(other_turn);
       wgmma_wait<0>();
       fence_registers(o);
-      release(&bars.v_empty[prev]);
-      rescale_rows(o, factors);
-      pack_probabilities<T>(p, s);
+      release(&bars.v_empty[last]);
+      g += tiles;
+      ++q_loads;
     }
-
-    const int last = (tiles - 1) % kStages;
-    mbarrier_wait(&bars.v_full[last], ((tiles - 1) / kStages) & 1);
-    wait_turn(own_turn);
-    fence_registers(o);
-    wgmma_fence();
-    issue_values<T, kD>(o, p, descriptor_at(v_tiles, last * kBc * kD));
-    end_turn(true);
-    wgmma_wait<0>();
-    fence_registers(o);
-    // The last tile's V is not released: no load of this block follows it.
+    store_rows<T, kD>(a, block, row0, o, m_run, l_run);
   }
-
-  store_rows<T, kD>(a, block, row0, o, m_run, l_run);
+  if (group == 0 && q_loads > 0) wait_turn(own_turn);
 #elif defined(__CUDA_ARCH__)
   __trap();  // the launcher runs this kernel on sm_90a machine code only
 #endif
@@ -394,7 +444,7 @@ bool attention_ws_serves(const AttentionArgs& a) {
          tma_strides_serve(a.seq_q, a.heads, a.head_dim) && tma_strides_serve(a.seq_kv, a.kv_heads, a.head_dim);
 }
 
-void launch_attention_ws(const AttentionArgs& a, void* stream) {
+void launch_attention_ws(const AttentionArgs& a, int sm_count, void* stream) {
   if (a.batch == 0 || a.seq_q == 0 || a.heads == 0) return;
   const CUtensorMap map_q = tensor_map("q", a.q, a.dtype, a.batch, a.seq_q, a.heads, a.head_dim);
   const CUtensorMap map_k = tensor_map("k", a.k, a.dtype, a.batch, a.seq_kv, a.kv_heads, a.head_dim);
@@ -407,7 +457,10 @@ void launch_attention_ws(const AttentionArgs& a, void* stream) {
     constexpr int kSmem =
         (kBr + 2 * kStages * kBc) * kD * static_cast<int>(sizeof(T)) + static_cast<int>(sizeof(Barriers)) + 1024;
     allow_shared_memory<kernel, kSmem>();
-    kernel<<<grid, kThreads, kSmem, s>>>(map_q, map_k, map_v, a);
+    // One persistent block per multiprocessor (the shared memory admits one), or one per work
+    // tile where there are fewer.
+    const unsigned blocks = std::min(grid, static_cast<unsigned>(std::max(sm_count, 1)));
+    kernel<<<blocks, kThreads, kSmem, s>>>(map_q, map_k, map_v, a);
   };
   attention_tile::launch_prefill<kBr>(a, stream, "gqa_attention_ws", launch);
 }

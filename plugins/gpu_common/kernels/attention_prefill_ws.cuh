@@ -17,11 +17,12 @@ bool attention_ws_built();
 bool attention_ws_serves(const AttentionArgs& args);
 
 // Requires attention_ws_built(), attention_ws_serves(args) and a device of compute capability
-// 9.0. Launches nothing for an empty batch or no queries; throws ValueError for sequences
+// 9.0 with `sm_count` multiprocessors (the grid's persistent blocks; below 1 counts as 1).
+// Launches nothing for an empty batch or no queries; throws ValueError for sequences
 // longer than 2^30 or a grid past 2^31 - 1 blocks, RuntimeError when the driver lacks
 // cuTensorMapEncodeTiled or refuses to encode the tensor map of q, k or v (naming the map and
 // the CUresult). A wait on the load pipeline that lasts about 9 s traps (the launch then
 // fails) instead of hanging the device.
-void launch_attention_ws(const AttentionArgs& args, void* stream);
+void launch_attention_ws(const AttentionArgs& args, int sm_count, void* stream);
 
 }  // namespace tileops::gpu
