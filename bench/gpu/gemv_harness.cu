@@ -1,7 +1,7 @@
 // A standalone timing of the decode products (dot_rows.cu compiled in, no plugin): a few rows of
 // a against Llama-3.1-8B's weight matrices stored [n, k], float16 and bfloat16, by the launcher
-// as it chooses and by each block shape of the block kernel, against a device copy of the weight
-// bytes timed the same way. Each output is checked against a double-precision product over a
+// as it chooses, by the one-warp-a-row kernel and by each block shape of the block kernel,
+// against a device copy of the weight bytes timed the same way. Each output is checked against a double-precision product over a
 // sample of the rows of b. The figures behind the launcher's choice between its two kernels.
 // Built as bench/gpu/gemv_harness by the CUDA build.
 #include <algorithm>
@@ -169,6 +169,9 @@ void run(DType dtype, const Shape& shape, int m, int sm_count, double copy_rate)
     launch_dot_rows({a, bs[i % copies], d, m, n, k, dtype, sm_count, 32}, nullptr);
   });
   const auto variants = [&]<int kRows>() {
+    row("warp (one warp a row)", [&](int i) {
+      launch_rows<T, kVec16<T>, kRows>({a, bs[i % copies], d, m, n, k, dtype, sm_count, 32}, nullptr);
+    });
     for (const auto& [name, launch] : block_variants<kRows, T>()) {
       row(name, [&](int i) {
         launch(static_cast<const T*>(a), static_cast<const T*>(bs[i % copies]), static_cast<T*>(d), m, n, k);

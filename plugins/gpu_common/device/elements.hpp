@@ -117,11 +117,12 @@ __device__ __forceinline__ Pack<T, N> pack_as(const float (&values)[N]) {
       out.v[k].bits = static_cast<std::uint16_t>(word);
       out.v[k + 1].bits = static_cast<std::uint16_t>(word >> 16);
     }
-    return out;
-  }
+  } else  // the loop below is the other branch
 #endif
+  {
 #pragma unroll
-  for (int k = 0; k < N; ++k) out.v[k] = store_as<T>(values[k]);
+    for (int k = 0; k < N; ++k) out.v[k] = store_as<T>(values[k]);
+  }
   return out;
 }
 

@@ -1,8 +1,10 @@
 // GEMM for a few rows of a against a matrix stored [n, k] (decode against linear-layer
 // weights): d[i, j] = sum_p a[i, p] * b[j, p]. Such products are bound by reading b once, so
-// each warp streams kCols rows of b with 16-byte loads, all rows of a (at most kMaxDotRows,
-// small enough to stay in L1 and L2) against them, and keeps the kRows x kCols sums in
-// registers until one warp reduction at the end. float32 accumulation for every dtype.
+// each thread streams rows of b with 16-byte loads, all rows of a (at most kMaxDotRows, small
+// enough to stay in L1 and L2) against them, and keeps the sums in registers until one
+// reduction at the end. float32 accumulation for every dtype. Two shapes of the work: one warp
+// over a few rows of b (float32, and rows no 16-byte pack divides), or a block over two rows
+// of b (16-bit rows in packs).
 //
 // Every lane keeps 4 packs of b (64 bytes) in flight, as kCols rows times kUnroll packs: more
 // rows per warp reuse each load of a more often (what many rows of a need), fewer spread the
@@ -156,16 +158,27 @@ void launch_rows(const DotRowsArgs& a, NativeStream stream) {
   }
 }
 
+// 16-bit rows of b in 16-byte packs: blocks of 128 threads over two rows of b, four packs of
+// each in flight per thread.
+template <class T, int kRows>
+void launch_block_rows(const DotRowsArgs& a, NativeStream stream) {
+  constexpr int kCols = 2;
+  dot_rows_block_kernel<T, kVec16<T>, kRows, kCols, 128, 4><<<blocks_for(a.n, kCols), 128, 0, stream>>>(
+      static_cast<const T*>(a.a), static_cast<const T*>(a.b), static_cast<T*>(a.d), static_cast<int>(a.m), a.n, a.k);
+}
+
 template <class T, int kVec>
 void launch_vec(const DotRowsArgs& a, NativeStream stream) {
-  if (a.m <= 1) {
-    launch_rows<T, kVec, 1>(a, stream);
-  } else if (a.m <= 2) {
-    launch_rows<T, kVec, 2>(a, stream);
-  } else if (a.m <= 4) {
-    launch_rows<T, kVec, 4>(a, stream);
+  if constexpr (sizeof(T) == 2 && kVec > 1) {
+    if (a.m <= 1) return launch_block_rows<T, 1>(a, stream);
+    if (a.m <= 2) return launch_block_rows<T, 2>(a, stream);
+    if (a.m <= 4) return launch_block_rows<T, 4>(a, stream);
+    return launch_block_rows<T, kMaxDotRows>(a, stream);
   } else {
-    launch_rows<T, kVec, kMaxDotRows>(a, stream);
+    if (a.m <= 1) return launch_rows<T, kVec, 1>(a, stream);
+    if (a.m <= 2) return launch_rows<T, kVec, 2>(a, stream);
+    if (a.m <= 4) return launch_rows<T, kVec, 4>(a, stream);
+    return launch_rows<T, kVec, kMaxDotRows>(a, stream);
   }
 }
 
