@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "portability.hpp"
 
@@ -95,36 +94,6 @@ template <class T, int N>
 struct alignas(sizeof(T) * N) Pack {
   T v[N];
 };
-
-// N computed values rounded to T as one pack. float16 and bfloat16 on CUDA sm_80 and later
-// convert two values an instruction into the pair's 32-bit word (one conversion where the
-// scalar form takes two and a byte permute), rounding to nearest even as to_f16 and to_bf16 do.
-template <class T, int N>
-__device__ __forceinline__ Pack<T, N> pack_as(const float (&values)[N]) {
-  Pack<T, N> out;
-#if !defined(TILEOPS_GPU_HIP) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr ((std::is_same_v<T, f16> || std::is_same_v<T, bf16>) && N % 2 == 0) {
-#pragma unroll
-    for (int k = 0; k < N; k += 2) {
-      std::uint32_t word;
-      if constexpr (std::is_same_v<T, f16>) {
-        const __half2 pair = __floats2half2_rn(values[k], values[k + 1]);
-        __builtin_memcpy(&word, &pair, 4);
-      } else {
-        const __nv_bfloat162 pair = __floats2bfloat162_rn(values[k], values[k + 1]);
-        __builtin_memcpy(&word, &pair, 4);
-      }
-      out.v[k].bits = static_cast<std::uint16_t>(word);
-      out.v[k + 1].bits = static_cast<std::uint16_t>(word >> 16);
-    }
-  } else  // the loop below is the other branch
-#endif
-  {
-#pragma unroll
-    for (int k = 0; k < N; ++k) out.v[k] = store_as<T>(values[k]);
-  }
-  return out;
-}
 
 template <int N, class T>
 __device__ __forceinline__ Pack<T, N> load_pack(const T* p) {

@@ -141,9 +141,10 @@ using MeanKernel = ReduceKernel<Reduction::mean, ops::MeanFwdOp::Mean>;
 // GEMM of at most kMaxDotRows (8) rows of a, not transposed, against b stored [n, k]
 // (trans_b: linear-layer weights) in float32, float16 or bfloat16, reading b once: the decode
 // GEMM of a vendor without a library GEMM (hip), preferred there over the tiled GEMM. On CUDA
-// cuBLASLt is preferred over it, as it is faster at every decode shape measured
-// (bench/results/gpu_block_h200_*.md), so there it serves what cuBLASLt refuses, and the GPU
-// tests run it directly: the source the hip plugin runs is checked on real hardware.
+// cuBLASLt is preferred over it, as it is as fast or faster at most decode shapes measured and
+// much faster from 4 rows of a on (bench/results/gpu_block_h200_2026-12-01.md and
+// gpu_h100_2026-12-05_wave.md), so there it serves what cuBLASLt refuses, and the GPU tests run
+// it directly: the source the hip plugin runs is checked on real hardware.
 class DotRowsGemmKernel final : public ops::GemmFwdOp::Gemm::Impl<GpuKernel> {
  public:
 #if defined(TILEOPS_GPU_HIP)

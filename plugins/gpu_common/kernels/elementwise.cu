@@ -56,10 +56,12 @@ __global__ void act_and_mul_kernel(const T* __restrict__ x, T* __restrict__ y, s
       for (int k = 0; k < kUnroll; ++k) {
         const std::int64_t row = t.first + k;
         if (row >= rows) break;
-        float o[kVec];
+        Pack<T, kVec> o;
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) o[e] = act.template apply<T>(to_float(g[k].v[e])) * to_float(u[k].v[e]);
-        store_pack(y + row * n + p * kVec, pack_as<T>(o));
+        for (int e = 0; e < kVec; ++e) {
+          o.v[e] = store_as<T>(act.template apply<T>(to_float(g[k].v[e])) * to_float(u[k].v[e]));
+        }
+        store_pack(y + row * n + p * kVec, o);
       }
     }
   }
@@ -279,13 +281,11 @@ struct GeluErfOp {
   static constexpr bool kArithmetic = true;
   template <class T, int kVec>
   __device__ Pack<T, kVec> pack(const Pack<T, kVec>& in) const {
+    Pack<T, kVec> o;
     if constexpr (kRoundedTo16Bits<T>) {
-      float y[kVec];
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) y[e] = gelu_erf_fast(to_float(in.v[e]));
-      return pack_as<T>(y);
+      for (int e = 0; e < kVec; ++e) o.v[e] = store_as<T>(gelu_erf_fast(to_float(in.v[e])));
     } else {
-      Pack<T, kVec> o;
       float x[kVec];
       bool tail = false;
 #pragma unroll
@@ -301,8 +301,8 @@ struct GeluErfOp {
           if (x[e] < kErfFormFrom) o.v[e] = store_as<T>(gelu_erf_exact(x[e]));
         }
       }
-      return o;
     }
+    return o;
   }
 };
 

@@ -91,14 +91,15 @@ __global__ void __launch_bounds__(1024)
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         if (row0 + r >= rows) continue;
-        float o[kVec];
+        Pack<T, kVec> out;
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
-          o[k] = (to_float(v[r][p].v[k]) - mean[r]) * scale[r];
-          if (weight != nullptr) o[k] *= to_float(w.v[k]);
-          if (bias != nullptr) o[k] += to_float(b.v[k]);
+          float o = (to_float(v[r][p].v[k]) - mean[r]) * scale[r];
+          if (weight != nullptr) o *= to_float(w.v[k]);
+          if (bias != nullptr) o += to_float(b.v[k]);
+          out.v[k] = store_as<T>(o);
         }
-        store_pack(y + (row0 + r) * n + column(p), pack_as<T>(o));
+        store_pack(y + (row0 + r) * n + column(p), out);
       }
     }
   }
@@ -143,17 +144,18 @@ __global__ void __launch_bounds__(1024)
     }
     for (std::int64_t e = threadIdx.x * kVec; e < n; e += step) {
       const Pack<T, kVec> in = load_pack<kVec>(xr + e);
+      Pack<T, kVec> out;
       Pack<T, kVec> w{}, b{};
       if (weight != nullptr) w = load_pack<kVec>(weight + e);
       if (bias != nullptr) b = load_pack<kVec>(bias + e);
-      float o[kVec];
 #pragma unroll
       for (int k = 0; k < kVec; ++k) {
-        o[k] = (to_float(in.v[k]) - mean) * scale;
-        if (weight != nullptr) o[k] *= to_float(w.v[k]);
-        if (bias != nullptr) o[k] += to_float(b.v[k]);
+        float o = (to_float(in.v[k]) - mean) * scale;
+        if (weight != nullptr) o *= to_float(w.v[k]);
+        if (bias != nullptr) o += to_float(b.v[k]);
+        out.v[k] = store_as<T>(o);
       }
-      store_pack(yr + e, pack_as<T>(o));
+      store_pack(yr + e, out);
     }
   }
 }
@@ -214,10 +216,10 @@ __global__ void __launch_bounds__(1024)
     return sum;
   };
   const auto normalized = [](const Pack<T, kVec>& r, const Pack<T, kVec>& w, float scale) {
-    float out[kVec];
+    Pack<T, kVec> out;
 #pragma unroll
-    for (int k = 0; k < kVec; ++k) out[k] = to_float(r.v[k]) * scale * to_float(w.v[k]);
-    return pack_as<T>(out);
+    for (int k = 0; k < kVec; ++k) out.v[k] = store_as<T>(to_float(r.v[k]) * scale * to_float(w.v[k]));
+    return out;
   };
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * n;

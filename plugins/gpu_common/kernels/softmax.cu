@@ -20,49 +20,26 @@ struct Online {
     if (v > max) {
       sum = sum * __expf(max - v) + 1.0f;
       max = v;
-    } else if (v != kNegInf) {  // exp(-inf) adds nothing, and against a maximum of -inf would be NaN
+    } else if (v != kNegInf) {  // exp(-inf) adds nothing; against a maximum of -inf it would be NaN
       sum += __expf(v - max);
     }
   }
 };
 
-// Two Online states as one: the larger maximum, and each sum rescaled to it.
-__device__ __forceinline__ Online merged(Online a, Online b) {
-  const float max = fmaxf(a.max, b.max);
-  if (max == kNegInf) return {kNegInf, a.sum + b.sum};
-  return {max, a.sum * __expf(a.max - max) + b.sum * __expf(b.max - max)};
-}
-
-__device__ __forceinline__ Online warp_merged(Online mine) {
-#pragma unroll
-  for (int mask = kWarpSize / 2; mask > 0; mask /= 2) {
-    mine = merged(mine, Online{shuffle_xor(mine.max, mask), shuffle_xor(mine.sum, mask)});
-  }
-  return mine;
-}
-
-// Combines per-thread Online states across the block in one round (a maximum and then a sum
-// would take two, each with its barriers); every thread gets the result. `scratch` holds
-// 2 * kMaxWarps floats, free again when the call returns.
+// Combines per-thread Online states across the block: the block maximum, then the sum of each
+// thread's sum rescaled to it.
 __device__ __forceinline__ Online block_online(Online mine, float* scratch) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  mine = warp_merged(mine);
-  if (lane == 0) {
-    scratch[warp] = mine.max;
-    scratch[kMaxWarps + warp] = mine.sum;
-  }
-  __syncthreads();
-  const int warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
-  const Online all = warp_merged(lane < warps ? Online{scratch[lane], scratch[kMaxWarps + lane]} : Online{});
-  __syncthreads();
+  Online all;
+  all.max = block_reduce(mine.max, Max{}, kNegInf, scratch);
+  const float rescaled = mine.sum == 0.0f ? 0.0f : mine.sum * __expf(mine.max - all.max);
+  all.sum = block_reduce(rescaled, Add{}, 0.0f, scratch);
   return all;
 }
 
 template <class T, int kVec, int kPacks>
 __global__ void __launch_bounds__(1024)
     softmax_rows_in_registers(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows, std::int64_t n) {
-  __shared__ float scratch[2 * kMaxWarps];
+  __shared__ float scratch[kMaxWarps];
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * n;
     T* yr = y + row * n;
@@ -80,30 +57,28 @@ __global__ void __launch_bounds__(1024)
         }
       }
     }
-    // Each thread's exponentials against its own maximum: the block then combines (maximum,
-    // sum) pairs in one reduction, and each thread rescales its values once.
-    Online mine{local_max, 0.0f};
+    const float row_max = block_reduce(local_max, Max{}, kNegInf, scratch);
+    float local_sum = 0.0f;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
       if (e < n) {
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
-          v[p][k] = v[p][k] == kNegInf ? 0.0f : __expf(v[p][k] - local_max);  // all of a thread's may be -inf
-          mine.sum += v[p][k];
+          v[p][k] = __expf(v[p][k] - row_max);
+          local_sum += v[p][k];
         }
       }
     }
-    const Online all = block_online(mine, scratch);
-    const float scale = __expf(local_max - all.max) / all.sum;
+    const float inv_sum = 1.0f / block_reduce(local_sum, Add{}, 0.0f, scratch);
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
       if (e < n) {
-        float out[kVec];
+        Pack<T, kVec> out;
 #pragma unroll
-        for (int k = 0; k < kVec; ++k) out[k] = v[p][k] * scale;
-        store_pack(yr + e, pack_as<T>(out));
+        for (int k = 0; k < kVec; ++k) out.v[k] = store_as<T>(v[p][k] * inv_sum);
+        store_pack(yr + e, out);
       }
     }
   }
@@ -112,7 +87,7 @@ __global__ void __launch_bounds__(1024)
 template <class T, int kVec>
 __global__ void __launch_bounds__(1024)
     softmax_rows_streamed(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows, std::int64_t n) {
-  __shared__ float scratch[2 * kMaxWarps];
+  __shared__ float scratch[kMaxWarps];
   const std::int64_t step = static_cast<std::int64_t>(blockDim.x) * kVec;
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * n;
@@ -127,10 +102,10 @@ __global__ void __launch_bounds__(1024)
     const float inv_sum = 1.0f / all.sum;
     for (std::int64_t e = threadIdx.x * kVec; e < n; e += step) {
       const Pack<T, kVec> in = load_pack<kVec>(xr + e);
-      float out[kVec];
+      Pack<T, kVec> out;
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) out[k] = __expf(to_float(in.v[k]) - all.max) * inv_sum;
-      store_pack(yr + e, pack_as<T>(out));
+      for (int k = 0; k < kVec; ++k) out.v[k] = store_as<T>(__expf(to_float(in.v[k]) - all.max) * inv_sum);
+      store_pack(yr + e, out);
     }
   }
 }
