@@ -15,43 +15,15 @@
 #include "../../plugins/gpu_common/kernels/dot_rows.cu"
 
 #include "harness_library.hpp"
+#include "harness_timing.hpp"
 
 namespace {
 
 using namespace tileops::gpu;
 using tileops::DType;
 
-void cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-// Median milliseconds per launch over 15 batches of 50 after a warm-up; launch(i) takes the
-// i-th of the rotated copies.
-double time_ms(const std::function<void(int)>& launch) {
-  for (int i = 0; i < 20; ++i) launch(i);
-  cuda(cudaDeviceSynchronize(), "warm-up");
-  cudaEvent_t start, stop;
-  cuda(cudaEventCreate(&start), "event");
-  cuda(cudaEventCreate(&stop), "event");
-  std::vector<double> per;
-  for (int rep = 0; rep < 15; ++rep) {
-    cuda(cudaEventRecord(start), "record");
-    for (int i = 0; i < 50; ++i) launch(rep * 50 + i);
-    cuda(cudaEventRecord(stop), "record");
-    cuda(cudaEventSynchronize(stop), "sync");
-    float ms = 0;
-    cuda(cudaEventElapsedTime(&ms, start, stop), "elapsed");
-    per.push_back(ms / 50);
-  }
-  cuda(cudaGetLastError(), "launch");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(per.begin(), per.end());
-  return per[per.size() / 2];
-}
+using harness::cuda;
+using harness::time_ms;
 
 std::uint16_t to_bits(float f, DType dtype) {
   if (dtype == DType::float16) return __half_raw(__float2half_rn(f)).x;

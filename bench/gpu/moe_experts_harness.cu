@@ -24,6 +24,7 @@
 #include "../../plugins/gpu_common/kernels/moe_wgmma.cu"
 
 #include "harness_library.hpp"
+#include "harness_timing.hpp"
 
 namespace {
 
@@ -32,12 +33,7 @@ using tileops::gpu::bf16;
 using tileops::gpu::f16;
 using tileops::gpu::MoeExpertsArgs;
 
-void cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
+using harness::cuda;
 
 float bf16_to_float(std::uint16_t b) {
   std::uint32_t u = static_cast<std::uint32_t>(b) << 16;

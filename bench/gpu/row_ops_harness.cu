@@ -21,6 +21,7 @@
 #include "../../plugins/gpu_common/kernels/batch_norm.cu"
 
 #include "harness_library.hpp"
+#include "harness_timing.hpp"
 
 // Named, not anonymous: nvcc's host stubs cannot name a kernel argument type of an anonymous
 // namespace here.
@@ -42,34 +43,8 @@ namespace {
 using namespace tileops::gpu;
 using tileops::DType;
 
-void cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-// Median milliseconds per launch over 15 batches of 100 after a warm-up.
-double time_ms(const std::function<void()>& launch) {
-  for (int i = 0; i < 20; ++i) launch();
-  cuda(cudaDeviceSynchronize(), "warm-up");
-  cudaEvent_t start, stop;
-  cuda(cudaEventCreate(&start), "event");
-  cuda(cudaEventCreate(&stop), "event");
-  std::vector<double> per;
-  for (int rep = 0; rep < 15; ++rep) {
-    cuda(cudaEventRecord(start), "record");
-    for (int i = 0; i < 100; ++i) launch();
-    cuda(cudaEventRecord(stop), "record");
-    cuda(cudaEventSynchronize(stop), "sync");
-    float ms = 0;
-    cuda(cudaEventElapsedTime(&ms, start, stop), "elapsed");
-    per.push_back(ms / 100);
-  }
-  cuda(cudaGetLastError(), "launch");
-  std::sort(per.begin(), per.end());
-  return per[per.size() / 2];
-}
+using harness::cuda;
+using harness::time_ms;
 
 constexpr std::int64_t kRows = 16384, kN = 4096;
 

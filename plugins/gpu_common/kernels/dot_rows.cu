@@ -21,6 +21,40 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kPacksInFlight = 4;
 
+// One step of a thread's share: kUnroll packs of each of the kCols rows of b, `stride` packs
+// apart from p0, all loaded before any is used, against the same packs of every row of a.
+template <class T, int kVec, int kRows, int kCols, int kUnroll>
+__device__ __forceinline__ void accumulate_packs(const T* __restrict__ a, const T* const (&rows)[kCols], int m,
+                                                 std::int64_t k, std::int64_t packs, std::int64_t p0,
+                                                 std::int64_t stride, float (&acc)[kRows][kCols]) {
+  Pack<T, kVec> w[kUnroll][kCols];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const std::int64_t p = p0 + u * stride;
+    if (p < packs) {
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) w[u][c] = load_pack<kVec>(rows[c] + p * kVec);
+    }
+  }
+  // Guards rather than breaks: a loop that can exit early cannot be unrolled by every
+  // compiler (HIP's clang refuses), and these must be, to keep acc in registers.
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const std::int64_t p = p0 + u * stride;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (p >= packs || r >= m) continue;
+      const Pack<T, kVec> x = load_pack<kVec>(a + r * k + p * kVec);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) {
+        const float xv = to_float(x.v[e]);
+#pragma unroll
+        for (int c = 0; c < kCols; ++c) acc[r][c] += xv * to_float(w[u][c].v[e]);
+      }
+    }
+  }
+}
+
 template <class T, int kVec, int kRows, int kCols>
 __global__ void __launch_bounds__(kThreads)
     dot_rows_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ d, int m, std::int64_t n,
@@ -37,32 +71,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int c = 0; c < kCols; ++c) rows[c] = b + (j0 + c < n ? j0 + c : n - 1) * k;  // a tail reads a valid row
     float acc[kRows][kCols] = {};
     for (std::int64_t p0 = lane; p0 < packs; p0 += static_cast<std::int64_t>(kWarpSize) * kUnroll) {
-      Pack<T, kVec> w[kUnroll][kCols];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t p = p0 + static_cast<std::int64_t>(u) * kWarpSize;
-        if (p < packs) {
-#pragma unroll
-          for (int c = 0; c < kCols; ++c) w[u][c] = load_pack<kVec>(rows[c] + p * kVec);
-        }
-      }
-      // Guards rather than breaks: a loop that can exit early cannot be unrolled by every
-      // compiler (HIP's clang refuses), and these must be, to keep acc in registers.
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t p = p0 + static_cast<std::int64_t>(u) * kWarpSize;
-#pragma unroll
-        for (int r = 0; r < kRows; ++r) {
-          if (p >= packs || r >= m) continue;
-          const Pack<T, kVec> x = load_pack<kVec>(a + r * k + p * kVec);
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) {
-            const float xv = to_float(x.v[e]);
-#pragma unroll
-            for (int c = 0; c < kCols; ++c) acc[r][c] += xv * to_float(w[u][c].v[e]);
-          }
-        }
-      }
+      accumulate_packs<T, kVec, kRows, kCols, kUnroll>(a, rows, m, k, packs, p0, kWarpSize, acc);
     }
     // Every lane ends with every sum; lane r * kCols + c stores sum (r, c).
 #pragma unroll
@@ -92,40 +101,20 @@ __global__ void __launch_bounds__(kBlock)
     const T* rows[kCols];
 #pragma unroll
     for (int c = 0; c < kCols; ++c) rows[c] = b + (j0 + c < n ? j0 + c : n - 1) * k;  // a tail reads a valid row
-    float acc[kRows * kCols] = {};
+    float acc[kRows][kCols] = {};
     for (std::int64_t p0 = threadIdx.x; p0 < packs; p0 += static_cast<std::int64_t>(kBlock) * kUnroll) {
-      Pack<T, kVec> w[kUnroll][kCols];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t p = p0 + static_cast<std::int64_t>(u) * kBlock;
-        if (p < packs) {
-#pragma unroll
-          for (int c = 0; c < kCols; ++c) w[u][c] = load_pack<kVec>(rows[c] + p * kVec);
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t p = p0 + static_cast<std::int64_t>(u) * kBlock;
-#pragma unroll
-        for (int r = 0; r < kRows; ++r) {
-          if (p >= packs || r >= m) continue;
-          const Pack<T, kVec> x = load_pack<kVec>(a + r * k + p * kVec);
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) {
-            const float xv = to_float(x.v[e]);
-#pragma unroll
-            for (int c = 0; c < kCols; ++c) acc[r * kCols + c] += xv * to_float(w[u][c].v[e]);
-          }
-        }
-      }
+      accumulate_packs<T, kVec, kRows, kCols, kUnroll>(a, rows, m, k, packs, p0, kBlock, acc);
     }
-    block_reduce_each(acc, Add{}, 0.0f, scratch);
+    float (&sums)[kRows * kCols] = reinterpret_cast<float (&)[kRows * kCols]>(acc);
+    block_reduce_each(sums, Add{}, 0.0f, scratch);
     // Every thread ends with every sum; thread r * kCols + c stores sum (r, c).
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
 #pragma unroll
       for (int c = 0; c < kCols; ++c) {
-        if (threadIdx.x == r * kCols + c && r < m && j0 + c < n) d[r * n + j0 + c] = store_as<T>(acc[r * kCols + c]);
+        if (threadIdx.x == static_cast<unsigned>(r * kCols + c) && r < m && j0 + c < n) {
+          d[r * n + j0 + c] = store_as<T>(acc[r][c]);
+        }
       }
     }
   }
