@@ -159,19 +159,22 @@ void launch_block_rows(const DotRowsArgs& a, NativeStream stream) {
       static_cast<const T*>(a.a), static_cast<const T*>(a.b), static_cast<T*>(a.d), static_cast<int>(a.m), a.n, a.k);
 }
 
+// Calls f.template operator()<kRows>() with the fewest rows of a among 1, 2, 4 and kMaxDotRows
+// that hold m: the kernels keep kRows sums per row of b in registers.
+template <class F>
+void with_rows_of_a(std::int64_t m, F&& f) {
+  if (m <= 1) return f.template operator()<1>();
+  if (m <= 2) return f.template operator()<2>();
+  if (m <= 4) return f.template operator()<4>();
+  return f.template operator()<kMaxDotRows>();
+}
+
 template <class T, int kVec>
 void launch_vec(const DotRowsArgs& a, NativeStream stream) {
-  if constexpr (sizeof(T) == 2 && kVec > 1) {
-    if (a.m <= 1) return launch_block_rows<T, 1>(a, stream);
-    if (a.m <= 2) return launch_block_rows<T, 2>(a, stream);
-    if (a.m <= 4) return launch_block_rows<T, 4>(a, stream);
-    return launch_block_rows<T, kMaxDotRows>(a, stream);
-  } else {
-    if (a.m <= 1) return launch_rows<T, kVec, 1>(a, stream);
-    if (a.m <= 2) return launch_rows<T, kVec, 2>(a, stream);
-    if (a.m <= 4) return launch_rows<T, kVec, 4>(a, stream);
-    return launch_rows<T, kVec, kMaxDotRows>(a, stream);
-  }
+  with_rows_of_a(a.m, [&]<int kRows>() {
+    if constexpr (sizeof(T) == 2 && kVec > 1) launch_block_rows<T, kRows>(a, stream);
+    else launch_rows<T, kVec, kRows>(a, stream);
+  });
 }
 
 }  // namespace
