@@ -9,9 +9,9 @@
 // In the warp kernel every lane keeps 4 packs of b (64 bytes) in flight, as kCols rows times
 // kUnroll packs: more rows per warp reuse each load of a more often (what many rows of a need),
 // fewer spread the rows of b over more warps (finer balance, what one row of a needs). The block
-// kernel keeps 8 (two rows, four packs of each): on an H100 it read bfloat16 weights [4096,
-// 14336] at 80% of the copy rate for one row of a where the warp kernel read at 55%, and was
-// ahead at every Llama-3.1-8B decode shape from 1 to 8 rows (bench/gpu/gemv_harness.cu).
+// kernel keeps four packs of each of its rows in flight: on an H100 it read bfloat16 weights
+// [4096, 14336] at 80-88% of the copy rate for one row of a where the warp kernel read at 55%,
+// and was ahead at every Llama-3.1-8B decode shape from 1 to 8 rows (bench/gpu/gemv_harness.cu).
 #include "../host/launchers.hpp"
 #include "launch.cuh"
 
@@ -150,13 +150,23 @@ void launch_rows(const DotRowsArgs& a, NativeStream stream) {
   }
 }
 
-// 16-bit rows of b in 16-byte packs: blocks of 128 threads over two rows of b, four packs of
-// each in flight per thread.
+// 16-bit rows of b in 16-byte packs: a block over one row of b for one row of a (each load of a
+// then serves one row of b, and twice the blocks spread the rows), over two for more; 128
+// threads, or 256 on rows longer than 1024 packs, so that a thread loads its share of a row in
+// at most two steps of four packs. On an H100 (gemv_harness, bfloat16) one row of a read
+// Llama-3.1-8B's down projection [4096, 14336] at 88% of the copy rate (80% on 128 threads over
+// two rows), gate+up [28672, 4096] at 98% (92%), qkv [6144, 4096] at 77% (70%); 256 threads
+// over two rows read the down projection for 4 and 8 rows of a at 63% and 33% (49% and 23%).
 template <class T, int kRows>
 void launch_block_rows(const DotRowsArgs& a, NativeStream stream) {
-  constexpr int kCols = 2;
-  dot_rows_block_kernel<T, kVec16<T>, kRows, kCols, 128, 4><<<blocks_for(a.n, kCols), 128, 0, stream>>>(
-      static_cast<const T*>(a.a), static_cast<const T*>(a.b), static_cast<T*>(a.d), static_cast<int>(a.m), a.n, a.k);
+  constexpr int kCols = kRows == 1 ? 1 : 2;
+  const auto run = [&]<int kBlock>() {
+    dot_rows_block_kernel<T, kVec16<T>, kRows, kCols, kBlock, 4><<<blocks_for(a.n, kCols), kBlock, 0, stream>>>(
+        static_cast<const T*>(a.a), static_cast<const T*>(a.b), static_cast<T*>(a.d), static_cast<int>(a.m), a.n,
+        a.k);
+  };
+  if (a.k / kVec16<T> > 1024) run.template operator()<256>();
+  else run.template operator()<128>();
 }
 
 // Calls f.template operator()<kRows>() with the fewest rows of a among 1, 2, 4 and kMaxDotRows

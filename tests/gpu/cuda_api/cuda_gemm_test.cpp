@@ -124,8 +124,9 @@ TEST_CASE("GPU: the shared dot-rows GEMM, called directly, serves 1 to 8 rows ag
   for (DType dt : kFloats) {
     for (std::int64_t m : {1, 2, 3, 4, 5, 8}) {
       // k a multiple of every vector width, then one that no width divides; n small (one row
-      // of b per warp) and large (several per warp).
-      for (auto [n, k] : {std::array<std::int64_t, 2>{33, 512}, {3000, 256}, {17, 77}, {1030, 4099}}) {
+      // of b per warp) and large (several per warp); 16-bit rows of more than 1024 packs (8200)
+      // take the block kernel's wider blocks.
+      for (auto [n, k] : {std::array<std::int64_t, 2>{33, 512}, {3000, 256}, {17, 77}, {1030, 4099}, {70, 8200}}) {
         check_case({m, n, k, false, true, dt}, nullptr, "cuda_dot_rows_gemm");
       }
     }
