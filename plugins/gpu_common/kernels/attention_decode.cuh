@@ -42,18 +42,41 @@ __device__ __forceinline__ void wait_for_prerequisite_grid() {
 #endif
 }
 
-// o[b, h] = the parts' outputs weighted by exp2(lse part - lse all): one block per (b, h).
-// The threads share the parts' weights and their sums (a batch of one at a long context splits
-// into tens of parts, too many for one thread's dependent loads), then each output element sums
-// the parts with several loads in flight.
+// Threads of a merge block.
+inline constexpr int kMergeThreads = 256;
+// Parts a merge thread reads before the weights are known (the rest after).
+inline constexpr int kMergeEarlyParts = 16;
+
+// o[b, h] = the parts' outputs weighted by exp2(lse part - lse all): one block of kMergeThreads
+// per (b, h). A batch of one at a long context splits into tens of parts, so the block's
+// threads share them: kMergeThreads / head_dim groups of head_dim threads, group j summing
+// parts j, j + groups, ... of one output element. Every part is written by its decode block
+// (an empty one as zeros with weight 0), so a thread issues its first kMergeEarlyParts loads
+// before the weights' reductions and without waiting on any of them: the merge then costs
+// about two round trips to L2 instead of one per part.
 template <class T>
-__global__ void merge_splits_kernel(DecodeParams p) {
+__global__ void __launch_bounds__(kMergeThreads) merge_splits_kernel(DecodeParams p) {
   wait_for_prerequisite_grid();
   const DecodeArgs& a = p.a;
   const std::int64_t bh = blockIdx.x;
   const std::int64_t parts_stride = a.batch * a.heads;
+  const int d = static_cast<int>(a.head_dim);
+  const int groups = d >= kMergeThreads ? 1 : kMergeThreads / d;
+  const int group = static_cast<int>(threadIdx.x) / d;  // d > kMergeThreads: every thread in group 0
+  const int lane = static_cast<int>(threadIdx.x) % d;
+  const bool sums = group < groups;
+  const std::int64_t part_step = parts_stride * a.head_dim;
+  const float* part = p.part_o + bh * a.head_dim + lane;
   __shared__ float s_weight[kMaxSplits];
   __shared__ float s_scratch[kMaxWarps];
+  __shared__ float s_sum[kMergeThreads];
+
+  float early[kMergeEarlyParts];
+#pragma unroll
+  for (int i = 0; i < kMergeEarlyParts; ++i) {
+    const int s = group + i * groups;
+    early[i] = sums && s < p.splits ? part[s * part_step] : 0.f;
+  }
   float lse_max = kNegInf;
   for (int s = threadIdx.x; s < p.splits; s += blockDim.x) {
     s_weight[s] = p.part_lse[s * parts_stride + bh];
@@ -66,16 +89,31 @@ __global__ void merge_splits_kernel(DecodeParams p) {
     total += s_weight[s];
   }
   total = block_reduce(total, Add{}, 0.f, s_scratch);  // its barriers also publish s_weight
-  for (std::int64_t e = threadIdx.x; e < a.head_dim; e += blockDim.x) {
-    const float* part = p.part_o + bh * a.head_dim + e;
-    const std::int64_t part_step = parts_stride * a.head_dim;
+
+  // A part's weight is 0 where it holds no keys; its output is then 0, and not multiplied in.
+  const auto weighted = [&](int s, float v) { return s_weight[s] > 0.f ? s_weight[s] * v : 0.f; };
+  for (int e = lane; e < d; e += kMergeThreads) {
     float o = 0.f;
+    if (sums) {
+      if (e == lane) {
+#pragma unroll
+        for (int i = 0; i < kMergeEarlyParts; ++i) {
+          const int s = group + i * groups;
+          if (s < p.splits) o += weighted(s, early[i]);
+        }
+      }
+      const int first = e == lane ? group + kMergeEarlyParts * groups : group;
 #pragma unroll 8
-    for (int s = 0; s < p.splits; ++s) {
-      // A part with no keys holds no output to read (its weight is 0).
-      if (s_weight[s] > 0.f) o += s_weight[s] * part[s * part_step];
+      for (int s = first; s < p.splits; s += groups) o += weighted(s, p.part_o[bh * a.head_dim + e + s * part_step]);
     }
-    static_cast<T*>(a.o)[bh * a.head_dim + e] = store_as<T>(total > 0.f ? o / total : 0.f);
+    if (groups > 1) {
+      s_sum[threadIdx.x] = o;
+      __syncthreads();
+      if (group == 0) {
+        for (int g = 1; g < groups; ++g) o += s_sum[g * d + lane];
+      }
+    }
+    if (group == 0) static_cast<T*>(a.o)[bh * a.head_dim + e] = store_as<T>(total > 0.f ? o / total : 0.f);
   }
 }
 
