@@ -7,8 +7,11 @@
 // Hopper kernel). bench/gpu/attention_vs_torch.py runs it beside PyTorch's SDPA and prints the
 // table. Method: bench_timing.hpp; decode inputs rotate among enough caches to read more than
 // twice the L2 cache per batch; the caches are filled on the device.
+// With arguments `decode|paged_decode BATCH CONTEXT` it times only that decode row (a profiler's
+// target: one kernel shape, no prefill launches before it).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -106,10 +109,34 @@ void run_decode(bool paged, std::int64_t batch, std::int64_t context, DType dtyp
   std::fflush(stdout);
 }
 
+// A whole number in [1, most] from text, or -1.
+long long count_arg(const char* text, long long most) {
+  char* end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  return end != text && *end == '\0' && v >= 1 && v <= most ? v : -1;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   load_backends();
+  if (argc == 4) {
+    const std::string kind = argv[1];
+    const long long batch = count_arg(argv[2], 1024), context = count_arg(argv[3], 1 << 20);
+    if ((kind != "decode" && kind != "paged_decode") || batch < 1 || context < 1 || context % 16 != 0) {
+      std::fprintf(stderr,
+                   "gpu_attention_bench: expected decode or paged_decode, a batch in [1, 1024] and a context in "
+                   "[16, 2^20] that 16 divides; got '%s' '%s' '%s'\n",
+                   argv[1], argv[2], argv[3]);
+      return 2;
+    }
+    run_decode(kind == "paged_decode", batch, context, DType::bfloat16);
+    return 0;
+  }
+  if (argc != 1) {
+    std::fprintf(stderr, "usage: gpu_attention_bench [decode|paged_decode BATCH CONTEXT]\n");
+    return 2;
+  }
   std::printf("{\"copy_gbps\": %.1f}\n", bench::copy_bandwidth_gbps());
   const std::vector<Prefill> prefills = {
       {"llama3-8b-prefill-512", 4, 512, 512, 32, 8, 128, true},

@@ -4,7 +4,10 @@
 // cost a stream-ordered allocation per call adds, the flat kernels' block shapes at two sizes, the
 // row kernels' block shapes, batch norm's output pass at rows per thread and statistics pass at
 // split counts, and the launchers' whole batch norm; before them, GELU's erf form's error over
-// every float16 input from -16 to 4. The figures behind the launchers' choices. Built as bench/gpu/row_ops_harness by the CUDA build, or alone from the repository root:
+// every float16 input from -16 to 4. The figures behind the launchers' choices. With the argument
+// `profile` it launches each launcher's 16-bit kernels once (GELU erf, RMSNorm, LayerNorm and
+// softmax in bfloat16, batch norm inference and training in float16) and stops: a profiler's
+// target (`ncu -k regex:. row_ops_harness profile`). Built as bench/gpu/row_ops_harness by the CUDA build, or alone from the repository root:
 //   nvcc -std=c++20 -gencode=arch=compute_90a,code=sm_90a -O2 -I core/include
 //        -I <build>/core/include -I plugins/gpu_common/host bench/gpu/row_ops_harness.cu -o row_ops_harness
 #include <algorithm>
@@ -89,11 +92,36 @@ void check_gelu_erf_tail() {
   cudaFree(y);
 }
 
+// Batch norm over [kRows, kN] float16 as [n, channels] (x and y of that size): statistics
+// buffers of ones and the training workspace, on the device.
+struct BatchNormCase {
+  BatchNormArgs args;
+  void* workspace;
+};
+
+BatchNormCase batch_norm_case(const void* x, void* y) {
+  std::vector<float> stats_host(static_cast<std::size_t>(kN) * 6, 1.0f);
+  float* stats = nullptr;
+  cuda(cudaMalloc(&stats, stats_host.size() * 4), "malloc");
+  cuda(cudaMemcpy(stats, stats_host.data(), stats_host.size() * 4, cudaMemcpyHostToDevice), "upload");
+  int sms = 0;
+  cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "attribute");
+  BatchNormCase c{{x, y, kRows, kN, 1, stats, stats + kN, stats + 2 * kN, stats + 3 * kN, stats + 4 * kN,
+                   stats + 5 * kN, 1e-5, 0.0, DType::float16, sms},
+                  nullptr};
+  cuda(cudaMalloc(&c.workspace, batch_norm_training_workspace_bytes(c.args)), "malloc");
+  return c;
+}
 
 }  // namespace
 
-int main() {
-  check_gelu_erf_tail();
+int main(int argc, char** argv) {
+  const bool profile = argc == 2 && std::string(argv[1]) == "profile";
+  if (argc > 2 || (argc == 2 && !profile)) {
+    std::fprintf(stderr, "usage: row_ops_harness [profile]\n");
+    return 2;
+  }
+  if (!profile) check_gelu_erf_tail();
   const std::size_t bytes = static_cast<std::size_t>(kRows * kN) * 2;
   void *x = nullptr, *y = nullptr, *w = nullptr, *b = nullptr;
   cuda(cudaMalloc(&x, bytes), "malloc");
@@ -108,6 +136,18 @@ int main() {
   cuda(cudaMemcpy(b, host.data() + kN, kN * 2, cudaMemcpyHostToDevice), "upload");
   cudaMemPool_t pool{};
   cuda(cudaDeviceGetDefaultMemPool(&pool, 0), "pool");
+  if (profile) {
+    const RowNormArgs norm{x, w, b, y, kRows, kN, 1e-5f, DType::bfloat16};
+    launch_gelu({x, y, kRows * kN, DType::bfloat16, false}, nullptr);
+    launch_rms_norm(norm, nullptr);
+    launch_layer_norm(norm, nullptr);
+    launch_softmax({x, y, kRows, kN, 1, DType::bfloat16}, nullptr);
+    const BatchNormCase bn = batch_norm_case(x, y);
+    launch_batch_norm(bn.args, false, nullptr, nullptr);
+    launch_batch_norm(bn.args, true, bn.workspace, nullptr);
+    cuda(cudaDeviceSynchronize(), "profile launches");
+    return 0;
+  }
 
   const double copy = time_ms([&] { cuda(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice), "copy"); });
   std::printf("| kernel | ms | of copy |\n| --- | ---: | ---: |\n| copy 128 MiB | %.4f | 100%% |\n", copy);
@@ -238,19 +278,10 @@ int main() {
     // A read-only pass: against half the copy's time (which reads and writes the bytes).
     std::printf("| batch_norm statistics pass, %u splits | %.4f | %.0f%% of a read |\n", splits, ms, 100 * copy / 2 / ms);
   }
-  std::vector<float> stats_host(static_cast<std::size_t>(kN) * 6, 1.0f);
-  float* stats = nullptr;
-  cuda(cudaMalloc(&stats, stats_host.size() * 4), "malloc");
-  cuda(cudaMemcpy(stats, stats_host.data(), stats_host.size() * 4, cudaMemcpyHostToDevice), "upload");
-  int sms = 0;
-  cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "attribute");
-  BatchNormArgs bn{x, y, kRows, kN, 1, stats, stats + kN, stats + 2 * kN, stats + 3 * kN, stats + 4 * kN,
-                   stats + 5 * kN, 1e-5, 0.0, DType::float16, sms};
-  void* workspace = nullptr;
-  cuda(cudaMalloc(&workspace, batch_norm_training_workspace_bytes(bn)), "malloc");
-  row("batch_norm inference (launcher)", [&] { launch_batch_norm(bn, false, nullptr, nullptr); });
+  const BatchNormCase bn = batch_norm_case(x, y);
+  row("batch_norm inference (launcher)", [&] { launch_batch_norm(bn.args, false, nullptr, nullptr); });
   // Two transfers of x in and one out at best, against the copy's one in and one out.
-  const double train = time_ms([&] { launch_batch_norm(bn, true, workspace, nullptr); });
+  const double train = time_ms([&] { launch_batch_norm(bn.args, true, bn.workspace, nullptr); });
   std::printf("| batch_norm training (launcher) | %.4f | %.0f%% (three transfers: %.0f%%) |\n", train,
               100 * copy / train, 150 * copy / train);
   return 0;
