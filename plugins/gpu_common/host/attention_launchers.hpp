@@ -68,6 +68,9 @@ bool decode_uses_tensor_cores(const DecodeArgs& args, int arch);
 int decode_splits(const DecodeArgs& args, int sm_count, int arch);
 // The device workspace launch_decode needs for `splits` parts (0 for one part).
 std::size_t decode_workspace_bytes(const DecodeArgs& args, int splits);
+// Launches the decode kernel and, for splits > 1, the merge of the parts (workspace of
+// decode_workspace_bytes(args, splits)). Throws ValueError for a head_dim outside [1, 256] or a
+// capacity past 2^31 - 1 positions; launches nothing for an empty batch.
 void launch_decode(const DecodeArgs& args, int splits, void* workspace, int arch, void* stream);
 
 // Appending `added` tokens per sequence: k_new, v_new contiguous [batch, added, kv_heads,

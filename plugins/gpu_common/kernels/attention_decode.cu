@@ -473,6 +473,10 @@ std::size_t decode_workspace_bytes(const DecodeArgs& a, int splits) {
 
 void launch_decode(const DecodeArgs& a, int splits, void* workspace, int arch, void* stream) {
   if (a.batch == 0 || a.heads == 0) return;
+  if (a.head_dim < 1 || a.head_dim > kMergeThreads) {
+    throw ValueError("gpu decode attention: head_dim " + std::to_string(a.head_dim) + "; from 1 to " +
+                     std::to_string(kMergeThreads) + " are served");
+  }
   if (a.capacity > 0x7fffffff) {
     throw ValueError("gpu decode attention: a cache of " + std::to_string(a.capacity) +
                      " positions per sequence; at most 2^31 - 1 are served");

@@ -42,7 +42,7 @@ __device__ __forceinline__ void wait_for_prerequisite_grid() {
 #endif
 }
 
-// Threads of a merge block.
+// Threads of a merge block: at least the largest head_dim the decode launchers serve (256).
 inline constexpr int kMergeThreads = 256;
 // Parts a merge thread reads before the weights are known (the rest after).
 inline constexpr int kMergeEarlyParts = 16;
@@ -53,7 +53,7 @@ inline constexpr int kMergeEarlyParts = 16;
 // parts j, j + groups, ... of one output element. Every part is written by its decode block
 // (an empty one as zeros with weight 0), so a thread issues its first kMergeEarlyParts loads
 // before the weights' reductions and without waiting on any of them: the merge then costs
-// about two round trips to L2 instead of one per part.
+// about two round trips to L2 instead of one per part. Requires 0 < head_dim <= kMergeThreads.
 template <class T>
 __global__ void __launch_bounds__(kMergeThreads) merge_splits_kernel(DecodeParams p) {
   wait_for_prerequisite_grid();
@@ -61,12 +61,11 @@ __global__ void __launch_bounds__(kMergeThreads) merge_splits_kernel(DecodeParam
   const std::int64_t bh = blockIdx.x;
   const std::int64_t parts_stride = a.batch * a.heads;
   const int d = static_cast<int>(a.head_dim);
-  const int groups = d >= kMergeThreads ? 1 : kMergeThreads / d;
-  const int group = static_cast<int>(threadIdx.x) / d;  // d > kMergeThreads: every thread in group 0
-  const int lane = static_cast<int>(threadIdx.x) % d;
-  const bool sums = group < groups;
-  const std::int64_t part_step = parts_stride * a.head_dim;
-  const float* part = p.part_o + bh * a.head_dim + lane;
+  const int groups = kMergeThreads / d;
+  const int group = static_cast<int>(threadIdx.x) / d, lane = static_cast<int>(threadIdx.x) % d;
+  const bool sums = group < groups;  // threads past the last whole group only join the barriers
+  const std::int64_t part_step = parts_stride * d;
+  const float* part = p.part_o + bh * d + lane;
   __shared__ float s_weight[kMaxSplits];
   __shared__ float s_scratch[kMaxWarps];
   __shared__ float s_sum[kMergeThreads];
@@ -92,28 +91,21 @@ __global__ void __launch_bounds__(kMergeThreads) merge_splits_kernel(DecodeParam
 
   // A part's weight is 0 where it holds no keys; its output is then 0, and not multiplied in.
   const auto weighted = [&](int s, float v) { return s_weight[s] > 0.f ? s_weight[s] * v : 0.f; };
-  for (int e = lane; e < d; e += kMergeThreads) {
-    float o = 0.f;
-    if (sums) {
-      if (e == lane) {
+  float o = 0.f;
+  if (sums) {
 #pragma unroll
-        for (int i = 0; i < kMergeEarlyParts; ++i) {
-          const int s = group + i * groups;
-          if (s < p.splits) o += weighted(s, early[i]);
-        }
-      }
-      const int first = e == lane ? group + kMergeEarlyParts * groups : group;
+    for (int i = 0; i < kMergeEarlyParts; ++i) {
+      const int s = group + i * groups;
+      if (s < p.splits) o += weighted(s, early[i]);
+    }
 #pragma unroll 8
-      for (int s = first; s < p.splits; s += groups) o += weighted(s, p.part_o[bh * a.head_dim + e + s * part_step]);
-    }
-    if (groups > 1) {
-      s_sum[threadIdx.x] = o;
-      __syncthreads();
-      if (group == 0) {
-        for (int g = 1; g < groups; ++g) o += s_sum[g * d + lane];
-      }
-    }
-    if (group == 0) static_cast<T*>(a.o)[bh * a.head_dim + e] = store_as<T>(total > 0.f ? o / total : 0.f);
+    for (int s = group + kMergeEarlyParts * groups; s < p.splits; s += groups) o += weighted(s, part[s * part_step]);
+  }
+  s_sum[threadIdx.x] = o;
+  __syncthreads();
+  if (group == 0) {
+    for (int g = 1; g < groups; ++g) o += s_sum[g * d + lane];
+    static_cast<T*>(a.o)[bh * d + lane] = store_as<T>(total > 0.f ? o / total : 0.f);
   }
 }
 
