@@ -7,8 +7,9 @@
 // Hopper kernel). bench/gpu/attention_vs_torch.py runs it beside PyTorch's SDPA and prints the
 // table. Method: bench_timing.hpp; decode inputs rotate among enough caches to read more than
 // twice the L2 cache per batch; the caches are filled on the device.
-// With arguments `decode|paged_decode BATCH CONTEXT` it times only that decode row (a profiler's
-// target: one kernel shape, no prefill launches before it).
+// With arguments `decode|paged_decode BATCH CONTEXT` it times only that decode row, with
+// `prefill LABEL` only that prefill row in bfloat16 on the kernel type the configuration picks
+// (a profiler's target: one kernel shape, no other attention launches before it).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +47,19 @@ struct Prefill {
   const char* label;
   std::int64_t batch, q_len, kv_len, heads, kv_heads, head_dim;
   bool causal;
+};
+
+// The prefill rows: the attention manifest's workload shapes, causal and not.
+const std::vector<Prefill> kPrefills = {
+    {"llama3-8b-prefill-512", 4, 512, 512, 32, 8, 128, true},
+    {"llama3-8b-prefill-2k", 1, 2048, 2048, 32, 8, 128, true},
+    {"llama3-8b-full-2k", 1, 2048, 2048, 32, 8, 128, false},
+    {"llama3-8b-chunk-512-4k", 1, 512, 4096, 32, 8, 128, true},
+    {"llama3-70b-prefill-512", 2, 512, 512, 64, 8, 128, true},
+    {"llama3-70b-prefill-2k", 1, 2048, 2048, 64, 8, 128, true},
+    {"llama3.2-1b-prefill-2k", 1, 2048, 2048, 32, 8, 64, true},
+    {"llama2-7b-prefill-2k", 1, 2048, 2048, 32, 32, 128, true},
+    {"llama3-8b-full-8k", 1, 8192, 8192, 32, 8, 128, false},
 };
 
 double prefill_flops(const Prefill& p) {
@@ -133,23 +147,24 @@ int main(int argc, char** argv) {
     run_decode(kind == "paged_decode", batch, context, DType::bfloat16);
     return 0;
   }
+  if (argc == 3 && std::string(argv[1]) == "prefill") {
+    const auto row = std::find_if(kPrefills.begin(), kPrefills.end(),
+                                  [&](const Prefill& p) { return p.label == std::string(argv[2]); });
+    if (row == kPrefills.end()) {
+      std::fprintf(stderr, "gpu_attention_bench: no prefill row '%s'; the rows:", argv[2]);
+      for (const Prefill& p : kPrefills) std::fprintf(stderr, " %s", p.label);
+      std::fprintf(stderr, "\n");
+      return 2;
+    }
+    run_prefill(*row, DType::bfloat16);
+    return 0;
+  }
   if (argc != 1) {
-    std::fprintf(stderr, "usage: gpu_attention_bench [decode|paged_decode BATCH CONTEXT]\n");
+    std::fprintf(stderr, "usage: gpu_attention_bench [decode|paged_decode BATCH CONTEXT | prefill LABEL]\n");
     return 2;
   }
   std::printf("{\"copy_gbps\": %.1f}\n", bench::copy_bandwidth_gbps());
-  const std::vector<Prefill> prefills = {
-      {"llama3-8b-prefill-512", 4, 512, 512, 32, 8, 128, true},
-      {"llama3-8b-prefill-2k", 1, 2048, 2048, 32, 8, 128, true},
-      {"llama3-8b-full-2k", 1, 2048, 2048, 32, 8, 128, false},
-      {"llama3-8b-chunk-512-4k", 1, 512, 4096, 32, 8, 128, true},
-      {"llama3-70b-prefill-512", 2, 512, 512, 64, 8, 128, true},
-      {"llama3-70b-prefill-2k", 1, 2048, 2048, 64, 8, 128, true},
-      {"llama3.2-1b-prefill-2k", 1, 2048, 2048, 32, 8, 64, true},
-      {"llama2-7b-prefill-2k", 1, 2048, 2048, 32, 32, 128, true},
-      {"llama3-8b-full-8k", 1, 8192, 8192, 32, 8, 128, false},
-  };
-  for (const Prefill& p : prefills) {
+  for (const Prefill& p : kPrefills) {
     for (DType dtype : {DType::bfloat16, DType::float16}) {
       if (run_prefill(p, dtype) != kWsKernel) continue;
       const Config saved = config();
