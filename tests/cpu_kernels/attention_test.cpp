@@ -125,9 +125,11 @@ TEST_CASE("attention matches a double loop: causal and not, fewer or more querie
   });
 }
 
-TEST_CASE("attention takes any even head dim up to 256, also not a multiple of the vector width") {
+TEST_CASE("attention takes any even head dim up to 256, also not a multiple of the vector width or the tile row") {
   for_each_isa([](Isa) {
-    for (int64_t d : {2, 6, 72, 130, 256}) check_prefill({1, 19, 23, 4, 2, d, true}, DType::float32);
+    for (DType dtype : {DType::float32, DType::bfloat16}) {
+      for (int64_t d : {2, 6, 72, 130, 256}) check_prefill({1, 19, 23, 4, 2, d, true}, dtype);
+    }
   });
 }
 

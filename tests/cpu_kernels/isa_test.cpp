@@ -30,13 +30,14 @@ TEST_CASE("force_isa switches every kernel to that ISA until reset_isa") {
 
 TEST_CASE("force_isa refuses an ISA the CPU lacks") {
   const std::vector<Isa> isas = available_isas();
-  for (Isa isa : {Isa::avx2, Isa::avx512}) {
+  for (Isa isa : {Isa::avx2, Isa::avx512, Isa::amx}) {
     if (std::find(isas.begin(), isas.end(), isa) == isas.end()) {
       CHECK_THROWS_WITH_AS(force_isa(isa), doctest::Contains(isa_name(isa).data()),
                            std::invalid_argument);
     }
   }
   CHECK(isa_name(Isa::avx512) == "avx512");
+  CHECK(isa_name(Isa::amx) == "amx");
 }
 
 TEST_CASE("every ISA computes the same float32 rms_norm up to rounding") {

@@ -23,9 +23,11 @@ namespace tileops::cpu {
 // ---- Instruction sets and threads
 // ----------------------------------------------------------------
 
-// The vector instruction sets the kernels are built for. avx512 needs AVX-512 F, BW, VL and DQ;
-// avx2 needs AVX2, FMA and F16C; portable runs on any CPU.
-enum class Isa { portable, avx2, avx512 };
+// The vector instruction sets the kernels are built for. amx is avx512 plus AMX-TILE, AMX-BF16
+// and AVX-512 BF16, with the operating system's leave to use the tile registers: its bfloat16
+// attention prefill runs on tile multiply-adds, every other kernel is avx512's. avx512 needs
+// AVX-512 F, BW, VL and DQ; avx2 needs AVX2, FMA and F16C; portable runs on any CPU.
+enum class Isa { portable, avx2, avx512, amx };
 
 std::string_view isa_name(Isa isa);
 

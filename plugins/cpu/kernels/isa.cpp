@@ -1,4 +1,6 @@
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -17,6 +19,28 @@ bool cpu_has_f16c() {
   return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
 }
 
+// AMX-TILE and AMX-BF16 (CPUID leaf 7: EDX bits 24 and 22), AVX-512 BF16 (leaf 7, subleaf 1:
+// EAX bit 5), and Linux's leave to use the tile registers, which a process must ask for
+// (arch_prctl ARCH_REQ_XCOMP_PERM for the tile data) before its first tile instruction: asked
+// once, for the whole process.
+bool cpu_has_amx() {
+  static const bool usable = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return false;
+    const bool tiles = (edx & (1u << 24)) != 0 && (edx & (1u << 22)) != 0;
+    if (!tiles || eax < 1) return false;
+    if (__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) == 0 || (eax & (1u << 5)) == 0) return false;
+#if defined(__linux__)
+    constexpr long kRequestPermission = 0x1023;  // ARCH_REQ_XCOMP_PERM
+    constexpr long kTileData = 18;               // XFEATURE_XTILEDATA
+    return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+#else
+    return false;
+#endif
+  }();
+  return usable;
+}
+
 bool cpu_runs(Isa isa) {
   __builtin_cpu_init();
   switch (isa) {
@@ -28,12 +52,16 @@ bool cpu_runs(Isa isa) {
       return cpu_runs(Isa::avx2) && __builtin_cpu_supports("avx512f") &&
              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
              __builtin_cpu_supports("avx512dq");
+    case Isa::amx:
+      return cpu_runs(Isa::avx512) && cpu_has_amx();
   }
   return false;
 }
 
 const KernelTable& table_of(Isa isa) {
   switch (isa) {
+    case Isa::amx:
+      return amx_kernels();
     case Isa::avx512:
       return avx512_kernels();
     case Isa::avx2:
@@ -61,13 +89,15 @@ std::string_view isa_name(Isa isa) {
       return "avx2";
     case Isa::avx512:
       return "avx512";
+    case Isa::amx:
+      return "amx";
   }
   return "unknown";
 }
 
 std::vector<Isa> available_isas() {
   std::vector<Isa> isas;
-  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::amx}) {
     if (cpu_runs(isa)) isas.push_back(isa);
   }
   return isas;

@@ -46,10 +46,21 @@ inline int64_t attention_padded_rows(int64_t rows) {
   return (rows + kAttentionRowTile - 1) / kAttentionRowTile * kAttentionRowTile;
 }
 
-// The floats attention_rows needs for `rows` query rows (query positions times group).
+// Rows and head dims of the AMX bfloat16 prefill (impl/attention_amx.hpp): pairs of 16-row tiles,
+// and 32 bfloat16 elements (one tile row of 64 bytes) of the head dim at a time.
+inline int64_t attention_amx_rows(int64_t rows) { return (rows + 31) / 32 * 32; }
+inline int64_t attention_amx_dim(int64_t head_dim) { return (head_dim + 31) / 32 * 32; }
+
+// The floats attention_rows needs for `rows` query rows (query positions times group), on any
+// instruction set: the float32 layout (queries, outputs, one block of scores, maxima and sums)
+// or the AMX one (bfloat16 queries, outputs, scores, probabilities as two bfloat16 terms, maxima
+// and sums), whichever is larger.
 inline int64_t attention_rows_scratch(int64_t rows, int64_t head_dim) {
   const int64_t r = attention_padded_rows(rows);
-  return 2 * r * attention_padded_dim(head_dim) + r * kAttentionKeyBlock + 2 * r;
+  const int64_t vector_layout = 2 * r * attention_padded_dim(head_dim) + r * kAttentionKeyBlock + 2 * r;
+  const int64_t ra = attention_amx_rows(rows), da = attention_amx_dim(head_dim);
+  const int64_t amx_layout = ra * (da / 2 + da + kAttentionKeyBlock + kAttentionKeyBlock + 2);
+  return vector_layout > amx_layout ? vector_layout : amx_layout;
 }
 
 // The floats attention_pack writes for kv_len keys: the transposed key blocks, then the values.
@@ -139,6 +150,8 @@ struct KernelTable {
   // The key blocks [block0, block1) of sequence b, key/value head kvh, packed as float32: kt
   // the keys transposed, [blocks][padded dim][kAttentionKeyBlock]; v the values,
   // [blocks * kAttentionKeyBlock][padded dim] (each of attention_packed_floats / 2 floats).
+  // The amx table packs bfloat16 as its tiles read them instead, block b from the same offset
+  // (impl/attention_amx.hpp).
   void (*attention_pack)(DType, const AttentionArgs& args, int64_t b, int64_t kvh, int64_t block0,
                          int64_t block1, float* kt, float* v);
   // Attention of the query rows [i0, i1) of sequence b, for the query heads of key/value head
@@ -159,6 +172,7 @@ struct KernelTable {
 // The table of the active instruction set.
 const KernelTable& active_kernels();
 
+const KernelTable& amx_kernels();
 const KernelTable& avx512_kernels();
 const KernelTable& avx2_kernels();
 const KernelTable& portable_kernels();

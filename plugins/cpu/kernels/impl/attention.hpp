@@ -165,32 +165,44 @@ void cap_scores(float* row, float cap) {
   }
 }
 
-// Folds one block of scores (s: rows_p rows of kKeyBlock) into the running rows: m the maxima,
-// l the sums of exp(s - m), o (stride dp) the unnormalised outputs. visible(r) gives the keys
-// [lo, hi) of the block row r sees. Leaves the probabilities exp(s - m) in s, 0 for hidden keys.
-template <class Visible>
-void softmax_block(float* s, int64_t rows_p, float softcap, Visible&& visible, float* m, float* l, float* o,
-                   int64_t dp) {
+// Folds one block of scores (s: rows_p rows of kKeyBlock), each times `scale` (positive), into
+// the running rows: m the maxima, l the sums of exp(s - m), o (stride dp) the unnormalised
+// outputs. visible(r) gives the keys [lo, hi) of the block row r sees. Hands the probabilities
+// exp(s - m) (0 for hidden keys) to emit(r, j, p), a vector of row r from key j, and may
+// overwrite s.
+template <class Visible, class Emit>
+void softmax_block(float* s, int64_t rows_p, float scale, float softcap, Visible&& visible, float* m, float* l,
+                   float* o, int64_t dp, Emit&& emit) {
   constexpr int64_t W = Vf::width;
   for (int64_t r = 0; r < rows_p; ++r) {
     float* row = s + r * kKeyBlock;
     const auto [lo, hi] = visible(r);
     if (lo >= hi) {
-      std::fill(row, row + kKeyBlock, 0.0f);
+      for (int64_t j = 0; j < kKeyBlock; j += W) emit(r, j, Vf::zero());
       continue;
     }
-    if (softcap > 0) cap_scores(row, softcap);
+    // The scores' factor on the way into exp: the scale itself, or 1 for scores capped here
+    // (scaled first).
+    float fold = scale;
+    if (softcap > 0) {
+      if (scale != 1.0f) {
+        for (int64_t j = 0; j < kKeyBlock; j += W) Vf::store(row + j, Vf::mul(Vf::load(row + j), Vf::set1(scale)));
+      }
+      cap_scores(row, softcap);
+      fold = 1.0f;
+    }
     std::fill(row, row + lo, kNegInf);
     std::fill(row + hi, row + kKeyBlock, kNegInf);
     Vf::R mx = Vf::set1(kNegInf);
     for (int64_t j = 0; j < kKeyBlock; j += W) mx = Vf::max(Vf::load(row + j), mx);
-    const float m_new = std::max(m[r], Vf::max_of(mx));
+    // The maximum of the raw scores times a positive factor is the scaled scores' maximum.
+    const float m_new = std::max(m[r], Vf::max_of(mx) * fold);
     const float alpha = std::exp(m[r] - m_new);
-    const Vf::R mv = Vf::set1(m_new);
+    const Vf::R mv = Vf::set1(-m_new), fv = Vf::set1(fold);
     Vf::R sum = Vf::zero();
     for (int64_t j = 0; j < kKeyBlock; j += W) {
-      const Vf::R p = Vf::exp(Vf::sub(Vf::load(row + j), mv));
-      Vf::store(row + j, p);
+      const Vf::R p = Vf::exp(Vf::fma(Vf::load(row + j), fv, mv));
+      emit(r, j, p);
       sum = Vf::add(sum, p);
     }
     l[r] = l[r] * alpha + Vf::sum(sum);
@@ -201,6 +213,12 @@ void softmax_block(float* s, int64_t rows_p, float softcap, Visible&& visible, f
     }
   }
 }
+
+// softmax_block's emit for the vector bodies: the probabilities go back into the scores s.
+struct ProbabilitiesInPlace {
+  float* s;
+  [[gnu::always_inline]] void operator()(int64_t r, int64_t j, Vf::R p) const { Vf::store(s + r * kKeyBlock + j, p); }
+};
 
 // out = o / l (0 when l = 0) as T over d columns.
 template <class T>
@@ -228,6 +246,51 @@ void attention_pack(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t bloc
   }
 }
 
+// The online softmax over the key blocks that the query rows [i0, i1) of sequence b (for the
+// query heads of key/value head kvh: rows = (i1 - i0) * group, row r is position i0 + r / group
+// of head kvh * group + r % group) can see, which every prefill body shares. For each such block,
+// score_block(block, n) fills s (rows_p >= rows rows of kKeyBlock) with the raw scores of its
+// first n keys; softmax_block folds them times `scale` into m, l and o ([rows_p][ldo], zeroed
+// here) and hands their probabilities to emit; value_block(block, n) adds the probabilities times
+// the block's values to o. Then writes each row's normalised output and log-sum-exp.
+template <class T, class ScoreBlock, class Emit, class ValueBlock>
+void online_softmax_rows(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t i0, int64_t i1, int64_t rows_p,
+                         float scale, float* s, float* o, int64_t ldo, float* m, float* l, ScoreBlock&& score_block,
+                         Emit&& emit, ValueBlock&& value_block) {
+  const int64_t group = a.heads / a.kv_heads, d = a.head_dim, rows = (i1 - i0) * group;
+  std::fill(o, o + rows_p * ldo, 0.0f);
+  std::fill(m, m + rows_p, kNegInf);
+  std::fill(l, l + rows_p, 0.0f);
+  // The keys row i sees: [lo(i), hi(i)), both non-decreasing in i.
+  const auto lo_of = [&](int64_t i) {
+    const int64_t diag = i + a.kv_len - a.q_len;
+    return a.window_left >= 0 ? std::max<int64_t>(0, diag - a.window_left) : int64_t{0};
+  };
+  const auto hi_of = [&](int64_t i) {
+    return a.causal ? std::clamp<int64_t>(i + a.kv_len - a.q_len + 1, 0, a.kv_len) : a.kv_len;
+  };
+  const int64_t end = hi_of(i1 - 1);
+  for (int64_t block = lo_of(i0) / kKeyBlock; block * kKeyBlock < end; ++block) {
+    const int64_t j0 = block * kKeyBlock, n = std::min(kKeyBlock, end - j0);
+    score_block(block, n);
+    const auto visible = [&](int64_t r) -> std::pair<int64_t, int64_t> {
+      if (r >= rows) return {0, n};
+      const int64_t i = i0 + r / group;
+      return {std::clamp<int64_t>(lo_of(i) - j0, 0, n), std::clamp<int64_t>(hi_of(i) - j0, 0, n)};
+    };
+    softmax_block(s, rows_p, scale, static_cast<float>(a.softcap), visible, m, l, o, ldo, emit);
+    value_block(block, n);
+  }
+  T* out = static_cast<T*>(a.o);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t i = i0 + r / group, h = kvh * group + r % group;
+    store_normalized(o + r * ldo, l[r], d, out + ((b * a.q_len + i) * a.heads + h) * d);
+    if (a.lse != nullptr) {
+      a.lse[(b * a.heads + h) * a.q_len + i] = l[r] > 0 ? m[r] + std::log(l[r]) : kNegInf;
+    }
+  }
+}
+
 // The query rows [i0, i1) of sequence b for the query heads of kvh, against that head's key
 // and value blocks as attention_pack left them.
 template <class T>
@@ -250,38 +313,13 @@ void attention_rows(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t i0, 
       std::fill(q + r * dp, q + (r + 1) * dp, 0.0f);
     }
   }
-  std::fill(o, o + rows_p * dp, 0.0f);
-  std::fill(m, m + rows_p, kNegInf);
-  std::fill(l, l + rows_p, 0.0f);
-  // The keys row i sees: [lo(i), hi(i)), both non-decreasing in i.
-  const auto lo_of = [&](int64_t i) {
-    const int64_t diag = i + a.kv_len - a.q_len;
-    return a.window_left >= 0 ? std::max<int64_t>(0, diag - a.window_left) : int64_t{0};
-  };
-  const auto hi_of = [&](int64_t i) {
-    return a.causal ? std::clamp<int64_t>(i + a.kv_len - a.q_len + 1, 0, a.kv_len) : a.kv_len;
-  };
-  const int64_t end = hi_of(i1 - 1);
-  for (int64_t block = lo_of(i0) / kKeyBlock; block * kKeyBlock < end; ++block) {
-    const int64_t j0 = block * kKeyBlock, n = std::min(kKeyBlock, end - j0);
-    const float* kb = kt + block * dp * kKeyBlock;
-    for (int64_t r0 = 0; r0 < rows_p; r0 += kRowTile) score_tile(q + r0 * dp, kb, dp, s + r0 * kKeyBlock);
-    const auto visible = [&](int64_t r) -> std::pair<int64_t, int64_t> {
-      if (r >= rows) return {0, n};
-      const int64_t i = i0 + r / group;
-      return {std::clamp<int64_t>(lo_of(i) - j0, 0, n), std::clamp<int64_t>(hi_of(i) - j0, 0, n)};
-    };
-    softmax_block(s, rows_p, static_cast<float>(a.softcap), visible, m, l, o, dp);
-    accumulate_values(s, rows_p, n, vb + j0 * dp, dp, dp, o, dp);
-  }
-  T* out = static_cast<T*>(a.o);
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t i = i0 + r / group, h = kvh * group + r % group;
-    store_normalized(o + r * dp, l[r], d, out + ((b * a.q_len + i) * a.heads + h) * d);
-    if (a.lse != nullptr) {
-      a.lse[(b * a.heads + h) * a.q_len + i] = l[r] > 0 ? m[r] + std::log(l[r]) : kNegInf;
-    }
-  }
+  online_softmax_rows<T>(
+      a, b, kvh, i0, i1, rows_p, 1.0f, s, o, dp, m, l,
+      [&](int64_t block, int64_t) {
+        const float* kb = kt + block * dp * kKeyBlock;
+        for (int64_t r0 = 0; r0 < rows_p; r0 += kRowTile) score_tile(q + r0 * dp, kb, dp, s + r0 * kKeyBlock);
+      },
+      ProbabilitiesInPlace{s}, [&](int64_t block, int64_t n) { accumulate_values(s, rows_p, n, vb + block * kKeyBlock * dp, dp, dp, o, dp); });
 }
 
 // The keys [j0, j1) of decode sequence b for every key/value head, into one part per head
@@ -334,9 +372,9 @@ void attention_decode_part(const DecodeArgs& a, int64_t b, int64_t j0, int64_t j
     for (int64_t kvh = 0; kvh < a.kv_heads; ++kvh) {
       float* o = part + kvh * part_size;
       float* sk = s + kvh * rows_p * kKeyBlock;
-      softmax_block(sk, rows_p, static_cast<float>(a.softcap),
+      softmax_block(sk, rows_p, 1.0f, static_cast<float>(a.softcap),
                     [n](int64_t) { return std::pair<int64_t, int64_t>{0, n}; }, o + head_rows, o + head_rows + rows_p, o,
-                    dp);
+                    dp, ProbabilitiesInPlace{sk});
       accumulate_values(sk, rows_p, n, vs + offset + kvh * d, token, d, o, dp);
     }
     j += n;
