@@ -46,8 +46,10 @@ inline int64_t attention_padded_rows(int64_t rows) {
   return (rows + kAttentionRowTile - 1) / kAttentionRowTile * kAttentionRowTile;
 }
 
-// Rows and head dims of the AMX bfloat16 prefill (impl/attention_amx.hpp): pairs of 16-row tiles,
-// and 32 bfloat16 elements (one tile row of 64 bytes) of the head dim at a time.
+// The AMX bfloat16 prefill (impl/attention_amx.hpp) takes keys kAttentionAmxKeys at a time (two
+// packed blocks), rows in pairs of 16-row tiles and the head dim 32 bfloat16 elements (one tile
+// row of 64 bytes) at a time.
+inline constexpr int64_t kAttentionAmxKeys = 2 * kAttentionKeyBlock;
 inline int64_t attention_amx_rows(int64_t rows) { return (rows + 31) / 32 * 32; }
 inline int64_t attention_amx_dim(int64_t head_dim) { return (head_dim + 31) / 32 * 32; }
 
@@ -59,7 +61,7 @@ inline int64_t attention_rows_scratch(int64_t rows, int64_t head_dim) {
   const int64_t r = attention_padded_rows(rows);
   const int64_t vector_layout = 2 * r * attention_padded_dim(head_dim) + r * kAttentionKeyBlock + 2 * r;
   const int64_t ra = attention_amx_rows(rows), da = attention_amx_dim(head_dim);
-  const int64_t amx_layout = ra * (da / 2 + da + kAttentionKeyBlock + kAttentionKeyBlock + 2);
+  const int64_t amx_layout = ra * (da / 2 + da + 2 * kAttentionAmxKeys + 2);
   return vector_layout > amx_layout ? vector_layout : amx_layout;
 }
 

@@ -152,33 +152,34 @@ void accumulate_values(const float* p, int64_t rows_p, int64_t n, const T* v, in
   }
 }
 
-// cap * tanh(s / cap) over a block row, as 1 - 2 / (1 + exp(2 s / cap)) with the argument
+// cap * tanh(s / cap) over a block row of kKeys, as 1 - 2 / (1 + exp(2 s / cap)) with the argument
 // clamped where tanh is +-1 in float32.
+template <int64_t kKeys>
 void cap_scores(float* row, float cap) {
   constexpr int64_t W = Vf::width;
   const Vf::R twice_inv = Vf::set1(2.0f / cap), c = Vf::set1(cap), one = Vf::set1(1.0f), two = Vf::set1(2.0f);
   const Vf::R lo = Vf::set1(-30.0f), hi = Vf::set1(30.0f);
-  for (int64_t j = 0; j < kKeyBlock; j += W) {
+  for (int64_t j = 0; j < kKeys; j += W) {
     const Vf::R u = Vf::min(hi, Vf::max(lo, Vf::mul(Vf::load(row + j), twice_inv)));
     const Vf::R t = Vf::sub(one, Vf::mul(two, Vf::reciprocal(Vf::add(one, Vf::exp(u)))));
     Vf::store(row + j, Vf::mul(c, t));
   }
 }
 
-// Folds one block of scores (s: rows_p rows of kKeyBlock), each times `scale` (positive), into
-// the running rows: m the maxima, l the sums of exp(s - m), o (stride dp) the unnormalised
-// outputs. visible(r) gives the keys [lo, hi) of the block row r sees. Hands the probabilities
+// Folds one block of scores (s: rows_p rows of kKeys, a multiple of the vector), each times
+// `scale` (positive), into the running rows: m the maxima, l the sums of exp(s - m), o (stride
+// dp) the unnormalised outputs. visible(r) gives the keys [lo, hi) of the block row r sees. Hands the probabilities
 // exp(s - m) (0 for hidden keys) to emit(r, j, p), a vector of row r from key j, and may
 // overwrite s.
-template <class Visible, class Emit>
+template <int64_t kKeys = kKeyBlock, class Visible, class Emit>
 void softmax_block(float* s, int64_t rows_p, float scale, float softcap, Visible&& visible, float* m, float* l,
                    float* o, int64_t dp, Emit&& emit) {
   constexpr int64_t W = Vf::width;
   for (int64_t r = 0; r < rows_p; ++r) {
-    float* row = s + r * kKeyBlock;
+    float* row = s + r * kKeys;
     const auto [lo, hi] = visible(r);
     if (lo >= hi) {
-      for (int64_t j = 0; j < kKeyBlock; j += W) emit(r, j, Vf::zero());
+      for (int64_t j = 0; j < kKeys; j += W) emit(r, j, Vf::zero());
       continue;
     }
     // The scores' factor on the way into exp: the scale itself, or 1 for scores capped here
@@ -186,21 +187,21 @@ void softmax_block(float* s, int64_t rows_p, float scale, float softcap, Visible
     float fold = scale;
     if (softcap > 0) {
       if (scale != 1.0f) {
-        for (int64_t j = 0; j < kKeyBlock; j += W) Vf::store(row + j, Vf::mul(Vf::load(row + j), Vf::set1(scale)));
+        for (int64_t j = 0; j < kKeys; j += W) Vf::store(row + j, Vf::mul(Vf::load(row + j), Vf::set1(scale)));
       }
-      cap_scores(row, softcap);
+      cap_scores<kKeys>(row, softcap);
       fold = 1.0f;
     }
     std::fill(row, row + lo, kNegInf);
-    std::fill(row + hi, row + kKeyBlock, kNegInf);
+    std::fill(row + hi, row + kKeys, kNegInf);
     Vf::R mx = Vf::set1(kNegInf);
-    for (int64_t j = 0; j < kKeyBlock; j += W) mx = Vf::max(Vf::load(row + j), mx);
+    for (int64_t j = 0; j < kKeys; j += W) mx = Vf::max(Vf::load(row + j), mx);
     // The maximum of the raw scores times a positive factor is the scaled scores' maximum.
     const float m_new = std::max(m[r], Vf::max_of(mx) * fold);
-    const float alpha = std::exp(m[r] - m_new);
+    const float alpha = m_new == m[r] ? 1.0f : std::exp(m[r] - m_new);
     const Vf::R mv = Vf::set1(-m_new), fv = Vf::set1(fold);
     Vf::R sum = Vf::zero();
-    for (int64_t j = 0; j < kKeyBlock; j += W) {
+    for (int64_t j = 0; j < kKeys; j += W) {
       const Vf::R p = Vf::exp(Vf::fma(Vf::load(row + j), fv, mv));
       emit(r, j, p);
       sum = Vf::add(sum, p);
@@ -248,12 +249,12 @@ void attention_pack(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t bloc
 
 // The online softmax over the key blocks that the query rows [i0, i1) of sequence b (for the
 // query heads of key/value head kvh: rows = (i1 - i0) * group, row r is position i0 + r / group
-// of head kvh * group + r % group) can see, which every prefill body shares. For each such block,
-// score_block(block, n) fills s (rows_p >= rows rows of kKeyBlock) with the raw scores of its
-// first n keys; softmax_block folds them times `scale` into m, l and o ([rows_p][ldo], zeroed
-// here) and hands their probabilities to emit; value_block(block, n) adds the probabilities times
+// of head kvh * group + r % group) can see, which every prefill body shares. For each such block
+// of kKeys keys, score_block(block, n) fills s (rows_p >= rows rows of kKeys) with the raw scores
+// of its first n keys; softmax_block folds them times `scale` into m, l and o ([rows_p][ldo],
+// zeroed here) and hands their probabilities to emit; value_block(block, n) adds the probabilities times
 // the block's values to o. Then writes each row's normalised output and log-sum-exp.
-template <class T, class ScoreBlock, class Emit, class ValueBlock>
+template <class T, int64_t kKeys = kKeyBlock, class ScoreBlock, class Emit, class ValueBlock>
 void online_softmax_rows(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t i0, int64_t i1, int64_t rows_p,
                          float scale, float* s, float* o, int64_t ldo, float* m, float* l, ScoreBlock&& score_block,
                          Emit&& emit, ValueBlock&& value_block) {
@@ -270,15 +271,15 @@ void online_softmax_rows(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t
     return a.causal ? std::clamp<int64_t>(i + a.kv_len - a.q_len + 1, 0, a.kv_len) : a.kv_len;
   };
   const int64_t end = hi_of(i1 - 1);
-  for (int64_t block = lo_of(i0) / kKeyBlock; block * kKeyBlock < end; ++block) {
-    const int64_t j0 = block * kKeyBlock, n = std::min(kKeyBlock, end - j0);
+  for (int64_t block = lo_of(i0) / kKeys; block * kKeys < end; ++block) {
+    const int64_t j0 = block * kKeys, n = std::min(kKeys, end - j0);
     score_block(block, n);
     const auto visible = [&](int64_t r) -> std::pair<int64_t, int64_t> {
       if (r >= rows) return {0, n};
       const int64_t i = i0 + r / group;
       return {std::clamp<int64_t>(lo_of(i) - j0, 0, n), std::clamp<int64_t>(hi_of(i) - j0, 0, n)};
     };
-    softmax_block(s, rows_p, scale, static_cast<float>(a.softcap), visible, m, l, o, ldo, emit);
+    softmax_block<kKeys>(s, rows_p, scale, static_cast<float>(a.softcap), visible, m, l, o, ldo, emit);
     value_block(block, n);
   }
   T* out = static_cast<T*>(a.o);

@@ -22,8 +22,10 @@ constexpr int64_t kTileRows = 16;                          // also an accumulato
 constexpr int64_t kTileDepth = 32;                         // bfloat16 in a tile row: one reduction step
 constexpr int64_t kTileElements = kTileRows * kTileDepth;  // bfloat16 in a tile
 constexpr int64_t kTileBytes = 64;                         // a tile row
-constexpr int64_t kBlockKeyTiles = kKeyBlock / kTileRows;   // key tiles of a block's scores
-constexpr int64_t kBlockKeySteps = kKeyBlock / kTileDepth;  // reduction steps over a block's keys
+constexpr int64_t kBlockKeyTiles = kKeyBlock / kTileRows;   // key tiles of a packed block
+constexpr int64_t kBlockKeySteps = kKeyBlock / kTileDepth;  // reduction steps over a packed block's keys
+// The keys the softmax and P V take at a time: more keys per load of the output tiles.
+constexpr int64_t kKeys = kAttentionAmxKeys;
 
 // Palette 1 with all eight tiles 16 rows of 64 bytes.
 struct alignas(64) TileConfig {
@@ -94,15 +96,16 @@ void attention_pack_amx(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t 
   }
 }
 
-// s[rows_p][kKeyBlock] = q k^T for rows_p (a multiple of 32) bfloat16 query rows of da elements
-// (q's row stride) against a block of keys packed by pack_keys_amx; key tiles from key_tiles on
-// are left as they were.
-void score_block_amx(const std::uint16_t* q, int64_t rows_p, int64_t da, const std::uint16_t* keys, int64_t key_tiles,
-                     float* s) {
-  const int64_t steps = da / kTileDepth, ldq = da * 2, lds = kKeyBlock * 4;
+// s[rows_p][kKeys] = q k^T for rows_p (a multiple of 32) bfloat16 query rows of da elements
+// (q's row stride) against the key tiles [0, key_tiles) (an even count) of packed blocks
+// keys(0) and keys(1), pack_keys_amx's layout; the other columns of s are left as they were.
+template <class Keys>
+void score_block_amx(const std::uint16_t* q, int64_t rows_p, int64_t da, Keys&& keys, int64_t key_tiles, float* s) {
+  const int64_t steps = da / kTileDepth, ldq = da * 2, lds = kKeys * 4;
   order_stores_before_tile_loads();
   for (int64_t r = 0; r < rows_p; r += 2 * kTileRows) {
     for (int64_t t = 0; t < key_tiles; t += 2) {
+      const std::uint16_t* block = keys(t / kBlockKeyTiles) + (t % kBlockKeyTiles) * kTileElements;
       _tile_zero(0);
       _tile_zero(1);
       _tile_zero(2);
@@ -110,25 +113,25 @@ void score_block_amx(const std::uint16_t* q, int64_t rows_p, int64_t da, const s
       for (int64_t c = 0; c < steps; ++c) {
         _tile_loadd(4, q + r * da + c * kTileDepth, ldq);
         _tile_loadd(5, q + (r + kTileRows) * da + c * kTileDepth, ldq);
-        _tile_loadd(6, keys + (c * kBlockKeyTiles + t) * kTileElements, kTileBytes);
-        _tile_loadd(7, keys + (c * kBlockKeyTiles + t + 1) * kTileElements, kTileBytes);
+        _tile_loadd(6, block + c * kBlockKeyTiles * kTileElements, kTileBytes);
+        _tile_loadd(7, block + (c * kBlockKeyTiles + 1) * kTileElements, kTileBytes);
         _tile_dpbf16ps(0, 4, 6);
         _tile_dpbf16ps(1, 4, 7);
         _tile_dpbf16ps(2, 5, 6);
         _tile_dpbf16ps(3, 5, 7);
       }
-      float* out = s + r * kKeyBlock + t * kTileRows;
+      float* out = s + r * kKeys + t * kTileRows;
       _tile_stored(0, out, lds);
       _tile_stored(1, out + kTileRows, lds);
-      _tile_stored(2, out + kTileRows * kKeyBlock, lds);
-      _tile_stored(3, out + kTileRows * kKeyBlock + kTileRows, lds);
+      _tile_stored(2, out + kTileRows * kKeys, lds);
+      _tile_stored(3, out + kTileRows * kKeys + kTileRows, lds);
     }
   }
 }
 
 // softmax_block's emit for the tiles: each probability as two bfloat16 terms whose sum holds 16
 // of its 24 significant bits, p_hi = p rounded and p_lo = (p - p_hi) rounded, into
-// [rows_p][kKeyBlock] each (p_lo right after p_hi). One bfloat16 term alone would cost an output
+// [rows_p][kKeys] each (p_lo right after p_hi). One bfloat16 term alone would cost an output
 // up to 2^-9 of its largest value, far more than the float32 path's rounding.
 struct SplitProbabilities {
   std::uint16_t* p_hi;
@@ -136,17 +139,18 @@ struct SplitProbabilities {
   [[gnu::always_inline]] void operator()(int64_t r, int64_t j, Vf::R p) const {
     const __m256i hi = (__m256i)_mm512_cvtneps_pbh(p);
     const __m256i lo = (__m256i)_mm512_cvtneps_pbh(Vf::sub(p, Vf::from_bf16(hi)));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p_hi + r * kKeyBlock + j), hi);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p_hi + (rows_p + r) * kKeyBlock + j), lo);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p_hi + r * kKeys + j), hi);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p_hi + (rows_p + r) * kKeys + j), lo);
   }
 };
 
 // o[rows_p][da] += (p_hi + p_lo) v for rows_p (a multiple of 32) rows of probabilities as
-// SplitProbabilities leaves them and a block of values packed by pack_values_amx; key steps from
-// key_steps on are skipped (their probabilities are 0).
-void value_block_amx(const std::uint16_t* p_hi, int64_t rows_p, int64_t da, const std::uint16_t* values,
-                     int64_t key_steps, float* o) {
-  const int64_t column_tiles = da / kTileRows, ldo = da * 4, ldp = kKeyBlock * 2;
+// SplitProbabilities leaves them and the key steps [0, key_steps) of packed value blocks
+// values(0) and values(1) (pack_values_amx's layout); later keys' probabilities are 0.
+template <class Values>
+void value_block_amx(const std::uint16_t* p_hi, int64_t rows_p, int64_t da, Values&& values, int64_t key_steps,
+                     float* o) {
+  const int64_t column_tiles = da / kTileRows, ldo = da * 4, ldp = kKeys * 2;
   order_stores_before_tile_loads();
   for (int64_t r = 0; r < rows_p; r += 2 * kTileRows) {
     for (int64_t u = 0; u < column_tiles; u += 2) {
@@ -156,11 +160,12 @@ void value_block_amx(const std::uint16_t* p_hi, int64_t rows_p, int64_t da, cons
       _tile_loadd(2, out + kTileRows * da, ldo);
       _tile_loadd(3, out + kTileRows * da + kTileRows, ldo);
       for (int64_t c = 0; c < key_steps; ++c) {
-        _tile_loadd(6, values + (c * column_tiles + u) * kTileElements, kTileBytes);
-        _tile_loadd(7, values + (c * column_tiles + u + 1) * kTileElements, kTileBytes);
-        for (const std::uint16_t* p : {p_hi, p_hi + rows_p * kKeyBlock}) {
-          _tile_loadd(4, p + r * kKeyBlock + c * kTileDepth, ldp);
-          _tile_loadd(5, p + (r + kTileRows) * kKeyBlock + c * kTileDepth, ldp);
+        const std::uint16_t* v = values(c / kBlockKeySteps) + ((c % kBlockKeySteps) * column_tiles + u) * kTileElements;
+        _tile_loadd(6, v, kTileBytes);
+        _tile_loadd(7, v + kTileElements, kTileBytes);
+        for (const std::uint16_t* p : {p_hi, p_hi + rows_p * kKeys}) {
+          _tile_loadd(4, p + r * kKeys + c * kTileDepth, ldp);
+          _tile_loadd(5, p + (r + kTileRows) * kKeys + c * kTileDepth, ldp);
           _tile_dpbf16ps(0, 4, 6);
           _tile_dpbf16ps(1, 4, 7);
           _tile_dpbf16ps(2, 5, 6);
@@ -176,17 +181,17 @@ void value_block_amx(const std::uint16_t* p_hi, int64_t rows_p, int64_t da, cons
 }
 
 // attention_rows for bfloat16 on tiles: the queries copied as they are (the scale applies in the
-// softmax, in float32), blocks packed by attention_pack_amx; scratch as attention_rows_scratch
-// counts its AMX layout.
+// softmax, in float32), blocks packed by attention_pack_amx and taken kKeys keys (two packed
+// blocks) at a time; scratch as attention_rows_scratch counts its AMX layout.
 void attention_rows_amx(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t i0, int64_t i1, const float* kt,
                         const float* vb, float* scratch) {
   const int64_t group = a.heads / a.kv_heads, d = a.head_dim, dp = attention_padded_dim(d);
   const int64_t da = attention_amx_dim(d), rows = (i1 - i0) * group, rows_p = attention_amx_rows(rows);
-  auto* q = reinterpret_cast<std::uint16_t*>(scratch);  // [rows_p][da]
-  float* o = scratch + rows_p * da / 2;                 // [rows_p][da]
-  float* s = o + rows_p * da;                           // [rows_p][kKeyBlock]
-  auto* p = reinterpret_cast<std::uint16_t*>(s + rows_p * kKeyBlock);  // [2][rows_p][kKeyBlock]
-  float* m = s + rows_p * kKeyBlock + rows_p * kKeyBlock;
+  auto* q = reinterpret_cast<std::uint16_t*>(scratch);                // [rows_p][da]
+  float* o = scratch + rows_p * da / 2;                               // [rows_p][da]
+  float* s = o + rows_p * da;                                         // [rows_p][kKeys]
+  auto* p = reinterpret_cast<std::uint16_t*>(s + rows_p * kKeys);     // [2][rows_p][kKeys]
+  float* m = s + 2 * rows_p * kKeys;
   float* l = m + rows_p;
   const auto* qs = static_cast<const std::uint16_t*>(a.q);
   std::fill(q, q + rows_p * da, std::uint16_t{0});
@@ -194,16 +199,21 @@ void attention_rows_amx(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t 
     const int64_t i = i0 + r / group, h = kvh * group + r % group;
     std::copy_n(qs + ((b * a.q_len + i) * a.heads + h) * d, d, q + r * da);
   }
+  // Packed block `half` (0 or 1) of the keys or values from key kKeys * block on.
+  const auto packed = [dp](const float* base, int64_t block) {
+    return [base, block, dp](int64_t half) {
+      return reinterpret_cast<const std::uint16_t*>(base + (2 * block + half) * dp * kKeyBlock);
+    };
+  };
   const TileScope tiles;
-  online_softmax_rows<BFloat16>(
+  online_softmax_rows<BFloat16, kKeys>(
       a, b, kvh, i0, i1, rows_p, static_cast<float>(a.scale), s, o, da, m, l,
       [&](int64_t block, int64_t n) {
-        const auto* keys = reinterpret_cast<const std::uint16_t*>(kt + block * dp * kKeyBlock);
-        score_block_amx(q, rows_p, da, keys, (n + 2 * kTileRows - 1) / (2 * kTileRows) * 2, s);
+        score_block_amx(q, rows_p, da, packed(kt, block), (n + 2 * kTileRows - 1) / (2 * kTileRows) * 2, s);
       },
-      SplitProbabilities{p, rows_p}, [&](int64_t block, int64_t n) {
-        const auto* values = reinterpret_cast<const std::uint16_t*>(vb + block * dp * kKeyBlock);
-        value_block_amx(p, rows_p, da, values, (n + kTileDepth - 1) / kTileDepth, o);
+      SplitProbabilities{p, rows_p},
+      [&](int64_t block, int64_t n) {
+        value_block_amx(p, rows_p, da, packed(vb, block), (n + kTileDepth - 1) / kTileDepth, o);
       });
 }
 
