@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "support.hpp"
@@ -9,11 +10,39 @@ using namespace tileops;
 using namespace tileops::cpu;
 using namespace tileops::cpu::test;
 
-TEST_CASE("the portable kernels are always available and the best ISA is active by default") {
+// The instruction set active by default: the best available within TILEOPS_CPU_ISA's cap.
+Isa default_isa() {
+  const std::optional<Isa> cap = isa_cap(std::getenv("TILEOPS_CPU_ISA")).isa;
+  Isa best = Isa::portable;
+  for (Isa isa : available_isas()) {
+    if (!cap || isa <= *cap) best = isa;
+  }
+  return best;
+}
+
+TEST_CASE("the portable kernels are always available and the best ISA within TILEOPS_CPU_ISA is active by default") {
   const std::vector<Isa> isas = available_isas();
   REQUIRE_FALSE(isas.empty());
   CHECK(isas.front() == Isa::portable);
-  CHECK(active_isa() == isas.back());
+  CHECK(active_isa() == default_isa());
+  if (std::getenv("TILEOPS_CPU_ISA") == nullptr) CHECK(active_isa() == isas.back());
+}
+
+TEST_CASE("TILEOPS_CPU_ISA caps the instruction set at a name isa_name gives, and warns about any other value") {
+  CHECK_FALSE(isa_cap(nullptr).isa.has_value());
+  CHECK(isa_cap(nullptr).warning.empty());
+  CHECK_FALSE(isa_cap("").isa.has_value());
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::amx}) {
+    const IsaCap cap = isa_cap(std::string(isa_name(isa)).c_str());
+    CHECK(cap.isa == isa);
+    CHECK(cap.warning.empty());
+  }
+  for (const char* bad : {"AVX512", "avx-512", "sse4", " amx"}) {
+    const IsaCap cap = isa_cap(bad);
+    CHECK_FALSE(cap.isa.has_value());
+    CHECK(cap.warning.find("TILEOPS_CPU_ISA='" + std::string(bad) + "' names no instruction set") != std::string::npos);
+    CHECK(cap.warning.find("portable, avx2, avx512, amx") != std::string::npos);
+  }
 }
 
 TEST_CASE("force_isa switches every kernel to that ISA until reset_isa") {
@@ -25,7 +54,7 @@ TEST_CASE("force_isa switches every kernel to that ISA until reset_isa") {
     CHECK(active_isa() == isa);
   }
   reset_isa();
-  CHECK(active_isa() == available_isas().back());
+  CHECK(active_isa() == default_isa());
 }
 
 TEST_CASE("force_isa refuses an ISA the CPU lacks") {

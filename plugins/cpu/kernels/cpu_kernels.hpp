@@ -34,7 +34,18 @@ std::string_view isa_name(Isa isa);
 // The instruction sets this CPU can run, from portable to the best.
 std::vector<Isa> available_isas();
 
-// The instruction set the kernels use now: the best available one unless force_isa chose another.
+// The best instruction set TILEOPS_CPU_ISA lets the kernels use, given its value (null or empty
+// when unset): one of the names isa_name gives. Any other value gives no cap and a warning naming
+// the variable, the value and the names accepted.
+struct IsaCap {
+  std::optional<Isa> isa;  // none: every instruction set the CPU runs
+  std::string warning;     // empty when the value was used as given
+};
+IsaCap isa_cap(const char* value);
+
+// The instruction set the kernels use now: unless force_isa chose another, the best available
+// one within TILEOPS_CPU_ISA's cap (read once, at the first kernel call; a bad value is warned
+// about through the thread pool's warning handler).
 Isa active_isa();
 
 // Test hook: makes every kernel use `isa` until reset_isa(). Throws std::invalid_argument when the

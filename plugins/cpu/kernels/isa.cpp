@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 #include "cpu_kernels.hpp"
 #include "kernel_table.hpp"
+#include "thread_pool.hpp"
 
 namespace tileops::cpu {
 namespace {
@@ -73,7 +75,15 @@ const KernelTable& table_of(Isa isa) {
 }
 
 const KernelTable& detected_kernels() {
-  static const KernelTable& best = table_of(available_isas().back());
+  static const KernelTable& best = []() -> const KernelTable& {
+    const IsaCap cap = isa_cap(std::getenv("TILEOPS_CPU_ISA"));
+    if (!cap.warning.empty()) warn(cap.warning);
+    Isa chosen = Isa::portable;
+    for (Isa isa : available_isas()) {
+      if (!cap.isa || isa <= *cap.isa) chosen = isa;
+    }
+    return table_of(chosen);
+  }();
   return best;
 }
 
@@ -93,6 +103,17 @@ std::string_view isa_name(Isa isa) {
       return "amx";
   }
   return "unknown";
+}
+
+IsaCap isa_cap(const char* value) {
+  if (value == nullptr || *value == '\0') return {};
+  std::string names;
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::amx}) {
+    if (isa_name(isa) == value) return {isa, {}};
+    names += (names.empty() ? "" : ", ") + std::string(isa_name(isa));
+  }
+  return {std::nullopt, "TILEOPS_CPU_ISA='" + std::string(value) + "' names no instruction set: expected one of " +
+                            names + "; using the best this CPU runs"};
 }
 
 std::vector<Isa> available_isas() {
