@@ -15,6 +15,9 @@
 namespace tileops::cpu {
 namespace {
 
+// Every instruction set, from portable to the best.
+constexpr Isa kIsas[] = {Isa::portable, Isa::avx2, Isa::avx512, Isa::amx};
+
 // F16C from CPUID leaf 1 (clang's __builtin_cpu_supports has no name for it).
 bool cpu_has_f16c() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -108,7 +111,7 @@ std::string_view isa_name(Isa isa) {
 IsaCap isa_cap(const char* value) {
   if (value == nullptr || *value == '\0') return {};
   std::string names;
-  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::amx}) {
+  for (Isa isa : kIsas) {
     if (isa_name(isa) == value) return {isa, {}};
     names += (names.empty() ? "" : ", ") + std::string(isa_name(isa));
   }
@@ -118,7 +121,7 @@ IsaCap isa_cap(const char* value) {
 
 std::vector<Isa> available_isas() {
   std::vector<Isa> isas;
-  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::amx}) {
+  for (Isa isa : kIsas) {
     if (cpu_runs(isa)) isas.push_back(isa);
   }
   return isas;

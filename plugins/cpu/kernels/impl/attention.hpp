@@ -152,8 +152,8 @@ void accumulate_values(const float* p, int64_t rows_p, int64_t n, const T* v, in
   }
 }
 
-// cap * tanh(s / cap) over a block row of kKeys, as 1 - 2 / (1 + exp(2 s / cap)) with the argument
-// clamped where tanh is +-1 in float32.
+// cap * tanh(s / cap) over a block row of kKeys, as 1 - 2 / (1 + exp(2 s / cap)) with the
+// argument clamped where tanh is +-1 in float32.
 template <int64_t kKeys>
 void cap_scores(float* row, float cap) {
   constexpr int64_t W = Vf::width;
@@ -168,9 +168,9 @@ void cap_scores(float* row, float cap) {
 
 // Folds one block of scores (s: rows_p rows of kKeys, a multiple of the vector), each times
 // `scale` (positive), into the running rows: m the maxima, l the sums of exp(s - m), o (stride
-// dp) the unnormalised outputs. visible(r) gives the keys [lo, hi) of the block row r sees. Hands the probabilities
-// exp(s - m) (0 for hidden keys) to emit(r, j, p), a vector of row r from key j, and may
-// overwrite s.
+// dp) the unnormalised outputs. visible(r) gives the keys [lo, hi) of the block row r sees.
+// Hands the probabilities exp(s - m) (0 for hidden keys) to emit(r, j, p), a vector of row r
+// from key j, and may overwrite s.
 template <int64_t kKeys = kKeyBlock, class Visible, class Emit>
 void softmax_block(float* s, int64_t rows_p, float scale, float softcap, Visible&& visible, float* m, float* l,
                    float* o, int64_t dp, Emit&& emit) {
@@ -252,8 +252,9 @@ void attention_pack(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t bloc
 // of head kvh * group + r % group) can see, which every prefill body shares. For each such block
 // of kKeys keys, score_block(block, n) fills s (rows_p >= rows rows of kKeys) with the raw scores
 // of its first n keys; softmax_block folds them times `scale` into m, l and o ([rows_p][ldo],
-// zeroed here) and hands their probabilities to emit; value_block(block, n) adds the probabilities times
-// the block's values to o. Then writes each row's normalised output and log-sum-exp.
+// zeroed here) and hands their probabilities to emit; value_block(block, n) adds the
+// probabilities times the block's values to o. Then writes each row's normalised output and
+// log-sum-exp.
 template <class T, int64_t kKeys = kKeyBlock, class ScoreBlock, class Emit, class ValueBlock>
 void online_softmax_rows(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t i0, int64_t i1, int64_t rows_p,
                          float scale, float* s, float* o, int64_t ldo, float* m, float* l, ScoreBlock&& score_block,
@@ -320,7 +321,8 @@ void attention_rows(const AttentionArgs& a, int64_t b, int64_t kvh, int64_t i0, 
         const float* kb = kt + block * dp * kKeyBlock;
         for (int64_t r0 = 0; r0 < rows_p; r0 += kRowTile) score_tile(q + r0 * dp, kb, dp, s + r0 * kKeyBlock);
       },
-      ProbabilitiesInPlace{s}, [&](int64_t block, int64_t n) { accumulate_values(s, rows_p, n, vb + block * kKeyBlock * dp, dp, dp, o, dp); });
+      ProbabilitiesInPlace{s},
+      [&](int64_t block, int64_t n) { accumulate_values(s, rows_p, n, vb + block * kKeyBlock * dp, dp, dp, o, dp); });
 }
 
 // The keys [j0, j1) of decode sequence b for every key/value head, into one part per head
