@@ -118,7 +118,7 @@ TEST_CASE("attention matches a double loop: causal and not, fewer or more querie
       {2, 17, 17, 4, 4, 64, true},    {1, 17, 100, 8, 2, 128, true}, {1, 100, 17, 8, 1, 64, true},
       {2, 33, 65, 8, 1, 128, false},  {1, 1, 1, 4, 1, 64, true},     {3, 1, 130, 4, 1, 128, false},
   };
-  for_each_isa([&](Isa) {
+  for_each_attention_isa([&](Isa) {
     for (DType dtype : kFloatTypes) {
       for (const Prefill& p : problems) check_prefill(p, dtype);
     }
@@ -126,7 +126,7 @@ TEST_CASE("attention matches a double loop: causal and not, fewer or more querie
 }
 
 TEST_CASE("attention takes any even head dim up to 256, also not a multiple of the vector width or the tile row") {
-  for_each_isa([](Isa) {
+  for_each_attention_isa([](Isa) {
     for (DType dtype : {DType::float32, DType::bfloat16}) {
       for (int64_t d : {2, 6, 72, 130, 256}) check_prefill({1, 19, 23, 4, 2, d, true}, dtype);
     }
@@ -138,7 +138,7 @@ TEST_CASE("attention applies the left window, with and without the causal mask, 
       {1, 100, 130, 4, 2, 64, true, 10},    {1, 70, 70, 4, 1, 64, false, 5},   {1, 70, 70, 4, 1, 64, false, 5, 5.0},
       {2, 40, 40, 8, 2, 128, true, -1, 2.0}, {1, 64, 64, 4, 4, 64, true, 0},
   };
-  for_each_isa([&](Isa) {
+  for_each_attention_isa([&](Isa) {
     for (DType dtype : kFloatTypes) {
       for (const Prefill& p : problems) check_prefill(p, dtype);
     }
@@ -146,13 +146,13 @@ TEST_CASE("attention applies the left window, with and without the causal mask, 
 }
 
 TEST_CASE("attention at 1000 tokens, a length no block or task size divides") {
-  for_each_isa([](Isa) { check_prefill({1, 1000, 1000, 2, 1, 64, true}, DType::float32); });
+  for_each_attention_isa([](Isa) { check_prefill({1, 1000, 1000, 2, 1, 64, true}, DType::float32); });
   check_prefill({1, 1000, 1000, 8, 2, 128, true, 300}, DType::bfloat16);
 }
 
 TEST_CASE("attention rows that see no key give 0 and a log-sum-exp of -inf") {
   // 20 queries after 5 keys under the causal mask: the first 15 rows see none.
-  for_each_isa([](Isa) { check_prefill({1, 20, 5, 2, 1, 64, true}, DType::float32); });
+  for_each_attention_isa([](Isa) { check_prefill({1, 20, 5, 2, 1, 64, true}, DType::float32); });
   const Buffer q = random_buffer(DType::float32, 20 * 2 * 64, -1, 1, 4);
   const Buffer kv = random_buffer(DType::float32, 5 * 64, -1, 1, 5);
   Buffer o(DType::float32, q.size());
@@ -271,7 +271,7 @@ std::vector<double> decode_in_double(const DecodeArgs& a, const Cache& c, const 
 
 TEST_CASE("decode over contiguous and paged caches (pages of 16 and 32) matches a double loop: ragged and empty sequences, windows, soft cap") {
   const std::vector<int32_t> lens = {0, 1, 17, 1000};
-  for_each_isa([&](Isa) {
+  for_each_attention_isa([&](Isa) {
     for (DType dtype : kFloatTypes) {
       for (int64_t block_size : {0, 16, 32}) {
         for (auto [window, softcap] : {std::pair<int64_t, double>{-1, 0.0}, {40, 0.0}, {-1, 5.0}}) {

@@ -171,17 +171,32 @@ inline void check_close(const Buffer& got, const std::vector<double>& want, doub
   }
 }
 
-// Runs body() once with every instruction set this CPU has forced, then restores the default.
+// Runs body() once with each given instruction set this CPU has forced, then restores the default.
 template <class F>
-void for_each_isa(F&& body) {
+void for_isas(bool with_amx, F&& body) {
   struct Reset {
     ~Reset() { reset_isa(); }
   } reset;
   for (Isa isa : available_isas()) {
+    if (isa == Isa::amx && !with_amx) continue;
     force_isa(isa);
     INFO("isa ", std::string(isa_name(isa)));
     body(isa);
   }
+}
+
+// Every instruction set this CPU has but amx, whose table is avx512's outside attention (the
+// "amx differs from avx512 only in attention" case checks that): running it again would only
+// repeat avx512's cases.
+template <class F>
+void for_each_isa(F&& body) {
+  for_isas(false, body);
+}
+
+// Every instruction set this CPU has, amx included: for the attention kernels.
+template <class F>
+void for_each_attention_isa(F&& body) {
+  for_isas(true, body);
 }
 
 }  // namespace tileops::cpu::test
