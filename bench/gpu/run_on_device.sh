@@ -9,8 +9,9 @@
 #                    steps, decode steps replayed from a device graph, checked)
 #   attention.md     the attention kernels against PyTorch's SDPA (attention_vs_torch.py);
 #                    attention.json its figures
-#   layer_bench.md   the decoder layer (2048-token prefill, decode step) against the same
-#                    layer in PyTorch, eager and as a CUDA graph (layer_vs_torch.py)
+#   layer_bench.md   the decoder layer (2048-token prefill, decode steps of 1 and of 32
+#                    sequences) against the same layer in PyTorch, eager and as a CUDA graph
+#                    (layer_vs_torch.py)
 #   gpu_bench.md     the memory-bound op table; gpu_bench.json its figures
 #   block_bench.md   the GEMM and Llama block table; block_bench.json its figures
 #   python_gpu.log   the Python package's GPU tests (tests/python/test_gpu.py: torch.compile of
