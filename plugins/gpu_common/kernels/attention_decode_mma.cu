@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
     commit_copies();  // the first group holds the queries too
   }
 
-  const float scale = attention_tile::score_scale(a, kSoftcap);
+  const float scale = attention_tile::fold_scale<kSoftcap>(a);
   float o[kD / 8][4];
 #pragma unroll
   for (int i = 0; i < kD / 8; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
@@ -165,10 +165,10 @@ __global__ void __launch_bounds__(kThreads, 2) decode_mma_kernel(DecodeParams p)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const bool masked = s_masked[stage * kTile + key0 + nt * 8 + 2 * t + (e & 1)];
-        s[nt][e] = masked ? kNegInf : attention_tile::scaled_score<kSoftcap>(s[nt][e], scale, a.softcap);
+        s[nt][e] = masked ? kNegInf : attention_tile::fold_input<kSoftcap>(s[nt][e], a);
       }
     }
-    attention_tile::fold_into_softmax(s, o, m_run, l_run);  // a quad of lanes shares a head row
+    attention_tile::fold_into_softmax(s, scale, o, m_run, l_run);  // a quad of lanes shares a head row
     // O += P V over this warp's 16 keys.
     const std::uint32_t pf[4] = {pack2<T>(s[0][0], s[0][1]), pack2<T>(s[0][2], s[0][3]), pack2<T>(s[1][0], s[1][1]),
                                  pack2<T>(s[1][2], s[1][3])};

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kThreads, 2) prefill_mma_kernel(AttentionArgs 
   }
   commit_copies();
 
-  const float scale = score_scale(a, kSoftcap);
+  const float scale = fold_scale<kSoftcap>(a);
   const int window = window_of(a);
   // This lane's rows: row0 + 16 * tile + 8 * half for tile < kRowTiles, half < 2.
   const std::int64_t row0 = m0 + warp * 16 * kRowTiles + g;
@@ -118,7 +118,8 @@ __global__ void __launch_bounds__(kThreads, 2) prefill_mma_kernel(AttentionArgs 
       }
     }
 
-    // Scores in base 2, masked where the tile crosses a mask's edge; then the online softmax.
+    // Scores capped (with a soft cap), masked where the tile crosses a mask's edge; then the online
+    // softmax, which scales them into base 2.
     const std::int64_t n0 = static_cast<std::int64_t>(tile) * kBc;
     const bool edge = block.crosses_mask_edge(a, tile);
     // The mask in 32-bit offsets from the tile's first key (the launcher bounds the lengths).
@@ -126,8 +127,8 @@ __global__ void __launch_bounds__(kThreads, 2) prefill_mma_kernel(AttentionArgs 
     const int diag0 = static_cast<int>(row0 + offset - n0);  // this lane's first row's diagonal
 #pragma unroll
     for (int r = 0; r < kRowTiles; ++r) {
-      scale_and_mask<kSoftcap>(s[r], a, scale, edge, keys_left, diag0 + r * 16, window);
-      fold_into_softmax(s[r], o[r], m_run[r], l_run[r]);
+      cap_and_mask<kSoftcap>(s[r], a, edge, keys_left, diag0 + r * 16, window);
+      fold_into_softmax(s[r], scale, o[r], m_run[r], l_run[r]);
     }
 
     // O += P V, P taken from the score registers as A fragments; each value fragment serves

@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_wgmma_kernel(AttentionArg
   }
   commit_copies();
 
-  const float scale = score_scale(a, kSoftcap);
+  const float scale = fold_scale<kSoftcap>(a);
   const int window = window_of(a);
   // This thread's rows: row0 and row0 + 8 (the accumulator layout).
   const std::int64_t row0 = m0 + (threadIdx.x / 32) * 16 + (threadIdx.x % 32) / 4;
@@ -100,13 +100,14 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_wgmma_kernel(AttentionArg
     wgmma_wait<0>();
     fence_registers(s);
 
-    // Scores in base 2, masked where the tile crosses a mask's edge; then the online softmax.
+    // Scores capped (with a soft cap), masked where the tile crosses a mask's edge; then the online
+    // softmax, which scales them into base 2.
     const std::int64_t n0 = static_cast<std::int64_t>(tile) * kBc;
     // The mask in 32-bit offsets from the tile's first key (the launcher bounds the lengths).
     const int keys_left = static_cast<int>(min_index(a.seq_kv - n0, kBc));
     const int diag0 = static_cast<int>(row0 + offset - n0);  // this thread's first row's diagonal
-    scale_and_mask<kSoftcap>(s, a, scale, block.crosses_mask_edge(a, tile), keys_left, diag0, window);
-    fold_into_softmax(s, o, m_run, l_run);
+    cap_and_mask<kSoftcap>(s, a, block.crosses_mask_edge(a, tile), keys_left, diag0, window);
+    fold_into_softmax(s, scale, o, m_run, l_run);
 
     // O += P V, 16 keys a step: P's fragment is the score accumulator's layout, packed in pairs.
     std::uint32_t p[kBc / 16][4];

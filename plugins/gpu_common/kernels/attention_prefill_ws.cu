@@ -270,7 +270,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int thread = threadIdx.x - 128;  // among the consumers
   const int group = thread / 128;        // the consumer warpgroup: rows 64 * group on
-  const float scale = score_scale(a, kSoftcap);
+  const float scale = fold_scale<kSoftcap>(a);
   const int window = window_of(a);
   constexpr std::uint32_t kRowGroupBytes = 8 * 128, kPanelBytes = kBc * 128;
   const std::uint64_t q_rows = swizzled_descriptor(s_q + group * 64 * 64, 16, kRowGroupBytes);
@@ -297,13 +297,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     // Without key tiles nothing is loaded: the rows are written empty without waiting.
     if (tiles > 0) {
-      // Scores in base 2, masked where the tile crosses a mask's edge (32-bit offsets from
-      // the tile's first key: the launcher bounds the lengths).
+      // Scores capped (with a soft cap) and masked where the tile crosses a mask's edge (32-bit
+      // offsets from the tile's first key: the launcher bounds the lengths).
       const auto mask = [&](float (&s)[kBc / 8][4], int tile) {
         const std::int64_t n0 = static_cast<std::int64_t>(tile) * kBc;
         const int keys_left = static_cast<int>(min_index(a.seq_kv - n0, kBc));
         const int diag0 = static_cast<int>(row0 + block.offset - n0);
-        scale_and_mask<kSoftcap>(s, a, scale, block.crosses_mask_edge(a, tile), keys_left, diag0, window);
+        cap_and_mask<kSoftcap>(s, a, block.crosses_mask_edge(a, tile), keys_left, diag0, window);
       };
       float s[kBc / 8][4];
       std::uint32_t p[kBc / 16][4];
@@ -323,7 +323,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       release(&bars.k_empty[g % kStages]);
       if (tiles == 1) release(&bars.q_empty);
       mask(s, block.tile_begin);
-      fold_into_softmax(s, o, m_run, l_run);
+      fold_into_softmax(s, scale, o, m_run, l_run);
       pack_probabilities<T>(p, s);
 
       for (int i = 1; i < tiles; ++i) {
@@ -342,7 +342,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (i == tiles - 1) release(&bars.q_empty);
         mask(s, block.tile_begin + i);
         float factors[2];
-        fold_scores(s, m_run, l_run, factors);
+        fold_scores(s, scale, m_run, l_run, factors);
         wgmma_wait<0>();
         fence_registers(o);
         release(&bars.v_empty[prev]);

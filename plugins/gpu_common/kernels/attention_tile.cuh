@@ -21,19 +21,29 @@
 
 namespace tileops::gpu::attention_tile {
 
-// The factor a raw score q . k takes before the base-2 softmax (or before tanh with a soft cap),
-// for AttentionArgs or DecodeArgs.
-template <class Args>
-__device__ __forceinline__ float score_scale(const Args& a, bool softcap) {
-  return softcap ? a.sm_scale / a.softcap : a.sm_scale * kLog2e;
+// The factor fold_row multiplies a tile's scores by on their way into base 2, for AttentionArgs
+// or DecodeArgs. Raw scores (no soft cap) are scaled in the fold's one multiply-add that also
+// subtracts the row's maximum, taken over the raw scores: that needs the factor positive, which
+// the op's rules keep (sm_scale > 0). Capped scores reach the fold in base 2 already (factor 1).
+template <bool kSoftcap, class Args>
+__device__ __forceinline__ float fold_scale(const Args& a) {
+  return kSoftcap ? 1.f : a.sm_scale * kLog2e;
 }
 
-// One raw score scaled (and capped) into base 2.
-template <bool kSoftcap>
-__device__ __forceinline__ float scaled_score(float raw, float scale, float softcap) {
-  float x = raw * scale;
-  if constexpr (kSoftcap) x = softcap * tanhf(x) * kLog2e;
-  return x;
+// One raw score q . k as fold_row takes it: as it is without a soft cap, capped into base 2
+// (softcap * tanh(sm_scale * raw / softcap) * log2(e)) with one.
+template <bool kSoftcap, class Args>
+__device__ __forceinline__ float fold_input(float raw, const Args& a) {
+  if constexpr (kSoftcap) return a.softcap * tanhf(raw * (a.sm_scale / a.softcap)) * kLog2e;
+  else return raw;
+}
+
+// 2^x in one multi-function-unit instruction: exp2f adds a fix-up for results below 2^-126,
+// which flush to zero here (a probability that small adds nothing to a float32 sum).
+__device__ __forceinline__ float exp2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
 }
 
 // The share of a prefill block: kBr query rows from m0 of one (sequence b, head h), and the
@@ -95,18 +105,19 @@ __device__ __forceinline__ int window_of(const AttentionArgs& a) {
   return a.window_left < 0 || a.window_left > (1 << 30) ? -1 : static_cast<int>(a.window_left);
 }
 
-// Scales one row tile's raw scores of a key tile into base 2 and, where the tile crosses a
-// mask edge, sets the keys its rows do not see to -inf: keys_left keys exist from the tile's
-// first, and diag0 is the key offset (from the tile's first key) of lane row g's own position.
+// Turns one row tile's raw scores of a key tile into fold_row's input (fold_input) and, where
+// the tile crosses a mask edge, sets the keys its rows do not see to -inf: keys_left keys exist
+// from the tile's first, and diag0 is the key offset (from the tile's first key) of lane row g's
+// own position.
 template <bool kSoftcap, int kChunks>
-__device__ __forceinline__ void scale_and_mask(float (&s)[kChunks][4], const AttentionArgs& a, float scale, bool edge,
-                                               int keys_left, int diag0, int window) {
+__device__ __forceinline__ void cap_and_mask(float (&s)[kChunks][4], const AttentionArgs& a, bool edge, int keys_left,
+                                             int diag0, int window) {
   const int t = (threadIdx.x % 32) & 3;
 #pragma unroll
   for (int nt = 0; nt < kChunks; ++nt) {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      float x = scaled_score<kSoftcap>(s[nt][e], scale, a.softcap);
+      float x = fold_input<kSoftcap>(s[nt][e], a);
       if (edge) {
         const int j = nt * 8 + 2 * t + (e & 1);
         const int diag = diag0 + (e >> 1) * 8;
@@ -118,25 +129,28 @@ __device__ __forceinline__ void scale_and_mask(float (&s)[kChunks][4], const Att
   }
 }
 
-// Folds the base-2 scores of one of a row tile's two rows (half 0: row g, half 1: row g + 8)
-// into its running softmax: the running maximum m_run and this lane's partial sum l_run move on
-// and the scores become their unnormalised probabilities. Returns the factor the row's earlier
-// output takes.
+// Folds the scores of one of a row tile's two rows (half 0: row g, half 1: row g + 8), times
+// `scale` (fold_scale), into its running softmax in base 2: the running maximum m_run and this
+// lane's partial sum l_run move on and the scores become their unnormalised probabilities.
+// Returns the factor the row's earlier output takes.
 template <int kChunks>
-__device__ __forceinline__ float fold_row(float (&s)[kChunks][4], int half, float& m_run, float& l_run) {
+__device__ __forceinline__ float fold_row(float (&s)[kChunks][4], int half, float scale, float& m_run, float& l_run) {
   float mx = kNegInf;
 #pragma unroll
   for (int nt = 0; nt < kChunks; ++nt) mx = fmaxf(mx, fmaxf(s[nt][2 * half], s[nt][2 * half + 1]));
   mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
   mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-  const float m_new = fmaxf(m_run, mx);
-  const float factor = exp2_rel(m_run, m_new);
+  const float m_new = fmaxf(m_run, mx * scale);
+  // A row that has seen no visible key keeps m = -inf: subtracting 0 then gives its
+  // probabilities 2^-inf = 0 (not the NaN of -inf - -inf), with no test per score.
+  const float m_sub = m_new == kNegInf ? 0.f : m_new;
+  const float factor = exp2_ftz(m_run - m_sub);
   m_run = m_new;
   float sum = 0.f;
 #pragma unroll
   for (int nt = 0; nt < kChunks; ++nt) {
-    s[nt][2 * half] = exp2_rel(s[nt][2 * half], m_new);
-    s[nt][2 * half + 1] = exp2_rel(s[nt][2 * half + 1], m_new);
+    s[nt][2 * half] = exp2_ftz(fmaf(s[nt][2 * half], scale, -m_sub));
+    s[nt][2 * half + 1] = exp2_ftz(fmaf(s[nt][2 * half + 1], scale, -m_sub));
     sum += s[nt][2 * half] + s[nt][2 * half + 1];
   }
   l_run = l_run * factor + sum;  // this lane's part; the quad sums at the end
@@ -153,22 +167,22 @@ __device__ __forceinline__ void rescale_row(float (&o)[kOutChunks][4], int half,
   }
 }
 
-// Folds a row tile's base-2 scores into the running softmax of its two rows (fold_row) and
-// rescales o, the output accumulator of the same rows.
+// Folds a row tile's scores into the running softmax of its two rows (fold_row) and rescales o,
+// the output accumulator of the same rows.
 template <int kChunks, int kOutChunks>
-__device__ __forceinline__ void fold_into_softmax(float (&s)[kChunks][4], float (&o)[kOutChunks][4], float (&m_run)[2],
-                                                  float (&l_run)[2]) {
+__device__ __forceinline__ void fold_into_softmax(float (&s)[kChunks][4], float scale, float (&o)[kOutChunks][4],
+                                                  float (&m_run)[2], float (&l_run)[2]) {
 #pragma unroll
-  for (int half = 0; half < 2; ++half) rescale_row(o, half, fold_row(s, half, m_run[half], l_run[half]));
+  for (int half = 0; half < 2; ++half) rescale_row(o, half, fold_row(s, half, scale, m_run[half], l_run[half]));
 }
 
 // fold_into_softmax in two steps, for an o still being accumulated when the scores are folded:
 // fold_scores gives each row's factor, rescale_rows applies them once o may be touched.
 template <int kChunks>
-__device__ __forceinline__ void fold_scores(float (&s)[kChunks][4], float (&m_run)[2], float (&l_run)[2],
+__device__ __forceinline__ void fold_scores(float (&s)[kChunks][4], float scale, float (&m_run)[2], float (&l_run)[2],
                                             float (&factors)[2]) {
 #pragma unroll
-  for (int half = 0; half < 2; ++half) factors[half] = fold_row(s, half, m_run[half], l_run[half]);
+  for (int half = 0; half < 2; ++half) factors[half] = fold_row(s, half, scale, m_run[half], l_run[half]);
 }
 template <int kOutChunks>
 __device__ __forceinline__ void rescale_rows(float (&o)[kOutChunks][4], const float (&factors)[2]) {
