@@ -264,7 +264,7 @@ __global__ void apply_channels_last(const T* __restrict__ x, T* __restrict__ y, 
         Pack<T, kVec> in[kUnroll];
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          if (r + u < r1) in[u] = load_pack<kVec>(x + (r + u) * channels + p * kVec);
+          if (r + u < r1) in[u] = load_pack_once<kVec>(x + (r + u) * channels + p * kVec);
         }
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
@@ -272,7 +272,7 @@ __global__ void apply_channels_last(const T* __restrict__ x, T* __restrict__ y, 
           Pack<T, kVec> out;
 #pragma unroll
           for (int k = 0; k < kVec; ++k) out.v[k] = apply(in[u].v[k], a[k]);
-          store_pack(y + (r + u) * channels + p * kVec, out);
+          store_pack_once(y + (r + u) * channels + p * kVec, out);
         }
       }
     }
