@@ -27,7 +27,7 @@ fail() {
 symbols=$(nm -C --defined-only "$plugin")
 kernels=0
 for source in "$@"; do
-  names=$(tr '\n' ' ' < "$source" | grep -oE '__global__ void +(__launch_bounds__\([A-Za-z0-9_, ]+\) +)?[A-Za-z_][A-Za-z0-9_]*' |
+  names=$(tr '\n' ' ' < "$source" | grep -oE '__global__ void +(__launch_bounds__\([A-Za-z0-9_,<> ]+\) +)?[A-Za-z_][A-Za-z0-9_]*' |
     awk '{print $NF}' | sort -u || true)
   [ -n "$names" ] || fail "$source declares no __global__ function"
   for name in $names; do
