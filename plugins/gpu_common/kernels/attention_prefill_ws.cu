@@ -1,15 +1,15 @@
 // Dense prefill attention on Hopper, warp-specialised (sm_90a machine code only; other passes
 // compile a body that traps, which the launcher never reaches), float16 and bfloat16, head dim
-// 64 or 128. Persistent blocks serve work tiles of 64 query rows a consumer warpgroup (two at
-// head dim 128, three at 64) of one (sequence, head): warpgroup 0 is the producer, one of its
-// threads loading each tile's Q and its key tiles' K and V by TMA into a ring of two stages,
-// running ahead into the block's next work tile, so that a tile's first loads hide under the
-// previous tile's last products and store; the other warpgroups are the consumers.
+// 64 or 128. Persistent blocks of three warpgroups serve work tiles of 128 query rows of one
+// (sequence, head): warpgroup 0 is the producer, one of its threads loading each tile's Q and
+// its key tiles' K and V by TMA into a ring of two stages, running ahead into the block's next
+// work tile, so that a tile's first loads hide under the previous tile's last products and
+// store; warpgroups 1 and 2 are the consumers, 64 query rows each.
 // A stage's K and V are released apart, K once the scores that read it are done and V once P V
 // is: the next-but-one K tile then loads under the softmax instead of after the product.
 // A consumer issues the scores of tile j + 1 and the product P_j V_j together and runs the
-// softmax of tile j + 1 while P_j V_j is in flight; the consumers take turns to issue their
-// products (named barriers 1 to 3), so one's softmax overlaps the others' tensor-core work.
+// softmax of tile j + 1 while P_j V_j is in flight; the two consumers take turns to issue their
+// products (named barriers 1 and 2), so one's softmax overlaps the other's tensor-core work.
 //
 // TMA with 128-byte swizzling writes a box of 64 columns (128 bytes) by 128 rows as rows of
 // 128 bytes whose 16-byte chunk c lands at chunk c ^ (row % 8) within each 1024-byte group of
@@ -33,22 +33,11 @@ namespace tileops::gpu {
 
 namespace {
 
+constexpr int kBr = 128;  // query rows per block
 constexpr int kBc = 128;  // keys per tile
 constexpr int kStages = 2;
+constexpr int kThreads = 384;
 constexpr int kPanelColumns = 64;  // a TMA box's columns: one 128-byte swizzle span
-
-// The consumer warpgroups of a block, 64 query rows each: three at head dim 64, whose products
-// are half as long against the same softmax, so that a third warpgroup's softmax fills the
-// tensor cores' idle time; two at head dim 128.
-template <int kD>
-constexpr int kConsumers = kD == 64 ? 3 : 2;
-template <int kD>
-constexpr int kBr = 64 * kConsumers<kD>;  // query rows per work tile
-template <int kD>
-constexpr int kThreads = 128 * (1 + kConsumers<kD>);
-// Rows of a Q box: 64 where 128 does not divide the work tile.
-template <int kD>
-constexpr int kQBoxRows = kBr<kD> % 128 == 0 ? 128 : 64;
 
 // The block's barriers in shared memory, after the tiles.
 struct Barriers {
@@ -64,9 +53,7 @@ struct Barriers {
 #if defined(TILEOPS_HAS_WGMMA)
 using namespace attention_tile;
 
-// The consumer warps, each of which arrives on a stage's empty barriers.
-template <int kD>
-constexpr int kConsumerWarps = 4 * kConsumers<kD>;
+constexpr int kConsumerWarps = 8;  // each arrives on a stage's empty barriers
 
 // About 9 s at the H200's clock: a wait this long is a pipeline bug, which traps (the launch
 // then fails) rather than hanging the device.
@@ -115,23 +102,18 @@ __device__ __forceinline__ void prefetch_map(const CUtensorMap& map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&map)) : "memory");
 }
 
-// Loads rows [row, row + kRows) of head `head` of sequence `b` into a tile of kD / 64 panels of
-// kRows rows, in boxes of kBoxRows rows (the map's box).
-template <class T, int kD, int kRows, int kBoxRows>
+// Loads rows [row, row + 128) of head `head` of sequence `b` into a tile of kD / 64 panels.
+template <class T, int kD>
 __device__ __forceinline__ void tma_load_tile(T* tile, const CUtensorMap& map, std::uint64_t* bar, int head, int row,
                                               int b) {
 #pragma unroll
   for (int panel = 0; panel < kD / kPanelColumns; ++panel) {
-#pragma unroll
-    for (int box = 0; box < kRows / kBoxRows; ++box) {
-      tma_load(tile + (panel * kRows + box * kBoxRows) * kPanelColumns, map, bar, panel * kPanelColumns, head,
-               row + box * kBoxRows, b);
-    }
+    tma_load(tile + panel * 128 * kPanelColumns, map, bar, panel * kPanelColumns, head, row, b);
   }
 }
 
-// Barriers 1 to kConsumers (0 is __syncthreads): consumer warpgroup g waits on 1 + g for its
-// turn to issue, and the previous consumer's arrival grants it.
+// Barriers 1 and 2 (0 is __syncthreads): consumer warpgroup g waits on 1 + g for its turn to
+// issue, and the other consumer's arrival grants it.
 __device__ __forceinline__ void wait_turn(int barrier) {
   asm volatile("bar.sync %0, 256;\n" ::"r"(barrier) : "memory");
 }
@@ -155,8 +137,8 @@ struct WorkTiles {
 };
 
 template <class T, int kD>
-__device__ PrefillBlock<T, kD, kBr<kD>, kBc> work_block(const AttentionArgs& a, const WorkTiles& work, std::int64_t w) {
-  return PrefillBlock<T, kD, kBr<kD>, kBc>(a, work.q_tiles - 1 - static_cast<int>(w / work.pairs), w % work.pairs);
+__device__ PrefillBlock<T, kD, kBr, kBc> work_block(const AttentionArgs& a, const WorkTiles& work, std::int64_t w) {
+  return PrefillBlock<T, kD, kBr, kBc>(a, work.q_tiles - 1 - static_cast<int>(w / work.pairs), w % work.pairs);
 }
 
 __device__ __forceinline__ int key_tiles(int tile_begin, int tile_end) {
@@ -170,7 +152,7 @@ __device__ __forceinline__ int key_tiles(int tile_begin, int tile_end) {
 template <class T, int kD>
 __device__ void produce(const AttentionArgs& a, const WorkTiles& work, const CUtensorMap& map_q,
                         const CUtensorMap& map_k, const CUtensorMap& map_v, Barriers& bars, T* s_q, T* s_k, T* s_v) {
-  constexpr std::uint32_t kTileBytes = kBc * kD * sizeof(T), kQBytes = kBr<kD> * kD * sizeof(T);
+  constexpr std::uint32_t kTileBytes = 128 * kD * sizeof(T);
   prefetch_map(map_q);
   prefetch_map(map_k);
   prefetch_map(map_v);
@@ -184,8 +166,8 @@ __device__ void produce(const AttentionArgs& a, const WorkTiles& work, const CUt
     const int head = static_cast<int>(block.h), b = static_cast<int>(block.b);
     const int kv_head = static_cast<int>(block.h / (a.heads / a.kv_heads));
     if (q_loads > 0) mbarrier_wait(&bars.q_empty, (q_loads - 1) & 1);
-    mbarrier_expect_bytes(&bars.q_full, kQBytes);
-    tma_load_tile<T, kD, kBr<kD>, kQBoxRows<kD>>(s_q, map_q, &bars.q_full, head, static_cast<int>(block.m0), b);
+    mbarrier_expect_bytes(&bars.q_full, kTileBytes);
+    tma_load_tile<T, kD>(s_q, map_q, &bars.q_full, head, static_cast<int>(block.m0), b);
     ++q_loads;
     for (int i = 0; i < tiles; ++i, ++g) {
       const int stage = g % kStages;
@@ -193,10 +175,10 @@ __device__ void produce(const AttentionArgs& a, const WorkTiles& work, const CUt
       const int n0 = (block.tile_begin + i) * kBc;
       if (g >= kStages) mbarrier_wait(&bars.k_empty[stage], released);
       mbarrier_expect_bytes(&bars.k_full[stage], kTileBytes);
-      tma_load_tile<T, kD, kBc, kBc>(s_k + stage * kBc * kD, map_k, &bars.k_full[stage], kv_head, n0, b);
+      tma_load_tile<T, kD>(s_k + stage * kBc * kD, map_k, &bars.k_full[stage], kv_head, n0, b);
       if (g >= kStages) mbarrier_wait(&bars.v_empty[stage], released);
       mbarrier_expect_bytes(&bars.v_full[stage], kTileBytes);
-      tma_load_tile<T, kD, kBc, kBc>(s_v + stage * kBc * kD, map_v, &bars.v_full[stage], kv_head, n0, b);
+      tma_load_tile<T, kD>(s_v + stage * kBc * kD, map_v, &bars.v_full[stage], kv_head, n0, b);
     }
   }
 }
@@ -215,7 +197,7 @@ __device__ __forceinline__ void issue_scores(float (&s)[kBc / 8][4], std::uint64
 #pragma unroll
   for (int ks = 0; ks < kD / 16; ++ks) {
     const int panel = ks / 4, column = (ks % 4) * 16;
-    wgmma_m64n128k16_ss<T>(s, descriptor_at(q_rows, panel * kBr<kD> * 64 + column),
+    wgmma_m64n128k16_ss<T>(s, descriptor_at(q_rows, panel * kBr * 64 + column),
                            descriptor_at(k_tile, panel * kBc * 64 + column), ks > 0);
   }
   wgmma_commit();
@@ -250,43 +232,41 @@ __device__ __forceinline__ void release(std::uint64_t* empty) {
 #endif
 
 template <class T, int kD, bool kSoftcap>
-__global__ void __launch_bounds__(kThreads<kD>, 1)
+__global__ void __launch_bounds__(kThreads, 1)
     prefill_ws_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                       const __grid_constant__ CUtensorMap map_v, AttentionArgs a) {
 #if defined(TILEOPS_HAS_WGMMA)
   extern __shared__ unsigned char smem_raw[];
   // Swizzled tiles repeat every 1024 bytes and must start on such a boundary.
   T* s_q = reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t{1023});
-  T* s_k = s_q + kBr<kD> * kD;        // kStages tiles of kBc x kD
+  T* s_k = s_q + kBr * kD;            // kStages tiles of kBc x kD
   T* s_v = s_k + kStages * kBc * kD;  // kStages tiles of kBc x kD
   Barriers& bars = *reinterpret_cast<Barriers*>(s_v + kStages * kBc * kD);
 
   WorkTiles work;
   work.pairs = a.batch * a.heads;
-  work.q_tiles = PrefillBlock<T, kD, kBr<kD>, kBc>::q_tiles(a);
+  work.q_tiles = PrefillBlock<T, kD, kBr, kBc>::q_tiles(a);
   work.total = work.pairs * work.q_tiles;
 
   if (threadIdx.x == 0) {
     mbarrier_init(&bars.q_full, 1);
-    mbarrier_init(&bars.q_empty, kConsumerWarps<kD>);
+    mbarrier_init(&bars.q_empty, kConsumerWarps);
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&bars.k_full[s], 1);
       mbarrier_init(&bars.v_full[s], 1);
-      mbarrier_init(&bars.k_empty[s], kConsumerWarps<kD>);
-      mbarrier_init(&bars.v_empty[s], kConsumerWarps<kD>);
+      mbarrier_init(&bars.k_empty[s], kConsumerWarps);
+      mbarrier_init(&bars.v_empty[s], kConsumerWarps);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
 
-  // The register file (64K) shared out: the producer warpgroup keeps the fewest, the consumers
-  // split the rest (with three: 32 + 3 x 160 registers a thread, times 128 threads).
   if (threadIdx.x < 128) {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kConsumers<kD> == 2 ? 24 : 32) : "memory");
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
     if (threadIdx.x == 0) produce<T, kD>(a, work, map_q, map_k, map_v, bars, s_q, s_k, s_v);
     return;
   }
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumers<kD> == 2 ? 240 : 160) : "memory");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n" ::: "memory");
 
   const int thread = threadIdx.x - 128;  // among the consumers
   const int group = thread / 128;        // the consumer warpgroup: rows 64 * group on
@@ -297,10 +277,10 @@ __global__ void __launch_bounds__(kThreads<kD>, 1)
   const std::uint64_t k_tiles = swizzled_descriptor(s_k, 16, kRowGroupBytes);
   const std::uint64_t v_tiles = swizzled_descriptor(s_v, kPanelBytes, kRowGroupBytes);
   // Turns: the consumers take turns to issue, warpgroup 0 first: each waits for its turn and
-  // grants the next warpgroup its turn once it has issued. The last warpgroup's grant before the
-  // block's first turn opens it and warpgroup 0's wait after the last takes its last grant, so
-  // that every bar.sync has exactly one matching bar.arrive.
-  const int own_turn = 1 + group, next_turn = 1 + (group + 1) % kConsumers<kD>;
+  // grants the other the next once it has issued. Warpgroup 1's grant before the block's first
+  // turn opens it and warpgroup 0's wait after the last takes its last grant, so that every
+  // bar.sync has exactly one matching bar.arrive.
+  const int own_turn = 1 + group, other_turn = 2 - group;
 
   int g = 0, q_loads = 0;  // the block's key tiles and Q tiles consumed so far
   for (int round = 0, rounds = work.rounds(); round < rounds; ++round) {
@@ -329,7 +309,7 @@ __global__ void __launch_bounds__(kThreads<kD>, 1)
       std::uint32_t p[kBc / 16][4];
       // The block's first turn opened here rather than before the loop: a divergent branch
       // ahead of the accumulators' initialisation makes ptxas serialise every wgmma.
-      if (group == kConsumers<kD> - 1 && q_loads == 0) grant_turn(next_turn);
+      if (group == 1 && q_loads == 0) grant_turn(other_turn);
       // Each consumer issues tiles + 1 times: scores alone, then scores with the previous
       // tile's values, then the last values alone.
       mbarrier_wait(&bars.q_full, q_loads & 1);
@@ -337,7 +317,7 @@ __global__ void __launch_bounds__(kThreads<kD>, 1)
       wait_turn(own_turn);
       wgmma_fence();
       issue_scores<T, kD>(s, q_rows, descriptor_at(k_tiles, (g % kStages) * kBc * kD));
-      grant_turn(next_turn);
+      grant_turn(other_turn);
       wgmma_wait<0>();
       fence_registers(s);
       release(&bars.k_empty[g % kStages]);
@@ -355,7 +335,7 @@ __global__ void __launch_bounds__(kThreads<kD>, 1)
         issue_scores<T, kD>(s, q_rows, descriptor_at(k_tiles, stage * kBc * kD));
         mbarrier_wait(&bars.v_full[prev], ((g + i - 1) / kStages) & 1);
         issue_values<T, kD>(o, p, descriptor_at(v_tiles, prev * kBc * kD));
-        grant_turn(next_turn);
+        grant_turn(other_turn);
         wgmma_wait<1>();  // the scores; P V may still run
         fence_registers(s);
         release(&bars.k_empty[stage]);
@@ -376,7 +356,7 @@ __global__ void __launch_bounds__(kThreads<kD>, 1)
       fence_registers(o);
       wgmma_fence();
       issue_values<T, kD>(o, p, descriptor_at(v_tiles, last * kBc * kD));
-      grant_turn(next_turn);
+      grant_turn(other_turn);
       wgmma_wait<0>();
       fence_registers(o);
       release(&bars.v_empty[last]);
@@ -421,14 +401,14 @@ Strides strides_of(std::int64_t seq, std::int64_t heads, std::int64_t head_dim) 
 }
 
 // A map of `base` ([batch, seq, heads, head_dim] contiguous) whose box is one 64-column panel
-// of box_rows rows of one head, 128-byte swizzled; rows past the sequence read as zeros.
+// of 128 rows of one head, 128-byte swizzled; rows past the sequence read as zeros.
 CUtensorMap tensor_map(const char* name, const void* base, DType dtype, std::int64_t batch, std::int64_t seq,
-                       std::int64_t heads, std::int64_t head_dim, std::uint32_t box_rows) {
+                       std::int64_t heads, std::int64_t head_dim) {
   const Strides st = strides_of(seq, heads, head_dim);
   const cuuint64_t dims[4] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(heads),
                               static_cast<cuuint64_t>(seq), static_cast<cuuint64_t>(batch)};
   const cuuint64_t strides[3] = {st.head, st.row, st.sequence};
-  const cuuint32_t box[4] = {kPanelColumns, 1, box_rows, 1};
+  const cuuint32_t box[4] = {kPanelColumns, 1, 128, 1};
   const cuuint32_t element_strides[4] = {1, 1, 1, 1};
   CUtensorMap map;
   const CUresult status =
@@ -466,26 +446,23 @@ bool attention_ws_serves(const AttentionArgs& a) {
 
 void launch_attention_ws(const AttentionArgs& a, int sm_count, void* stream) {
   if (a.batch == 0 || a.seq_q == 0 || a.heads == 0) return;
-  const std::uint32_t q_box_rows = a.head_dim == 64 ? kQBoxRows<64> : kQBoxRows<128>;
-  const CUtensorMap map_q = tensor_map("q", a.q, a.dtype, a.batch, a.seq_q, a.heads, a.head_dim, q_box_rows);
-  const CUtensorMap map_k = tensor_map("k", a.k, a.dtype, a.batch, a.seq_kv, a.kv_heads, a.head_dim, kBc);
-  const CUtensorMap map_v = tensor_map("v", a.v, a.dtype, a.batch, a.seq_kv, a.kv_heads, a.head_dim, kBc);
-  const auto launch = [&](auto type, auto d, auto softcap, unsigned, NativeStream s) {
+  const CUtensorMap map_q = tensor_map("q", a.q, a.dtype, a.batch, a.seq_q, a.heads, a.head_dim);
+  const CUtensorMap map_k = tensor_map("k", a.k, a.dtype, a.batch, a.seq_kv, a.kv_heads, a.head_dim);
+  const CUtensorMap map_v = tensor_map("v", a.v, a.dtype, a.batch, a.seq_kv, a.kv_heads, a.head_dim);
+  const auto launch = [&](auto type, auto d, auto softcap, unsigned grid, NativeStream s) {
     using T = decltype(type);
     constexpr int kD = decltype(d)::value;
     constexpr auto kernel = prefill_ws_kernel<T, kD, decltype(softcap)::value>;
     // The tiles, the barriers, and room to round the tiles' start up to 1024 bytes.
-    constexpr int kSmem = (kBr<kD> + 2 * kStages * kBc) * kD * static_cast<int>(sizeof(T)) +
-                          static_cast<int>(sizeof(Barriers)) + 1024;
+    constexpr int kSmem =
+        (kBr + 2 * kStages * kBc) * kD * static_cast<int>(sizeof(T)) + static_cast<int>(sizeof(Barriers)) + 1024;
     allow_shared_memory<kernel, kSmem>();
     // One persistent block per multiprocessor (the shared memory admits one), or one per work
     // tile where there are fewer.
-    const std::int64_t tiles = ceil_div(a.seq_q, kBr<kD>) * a.heads * a.batch;
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, std::max(sm_count, 1)));
-    kernel<<<blocks, kThreads<kD>, kSmem, s>>>(map_q, map_k, map_v, a);
+    const unsigned blocks = std::min(grid, static_cast<unsigned>(std::max(sm_count, 1)));
+    kernel<<<blocks, kThreads, kSmem, s>>>(map_q, map_k, map_v, a);
   };
-  // Bounds checked for the smaller work tile (the most blocks).
-  attention_tile::launch_prefill<kBr<128>>(a, stream, "gqa_attention_ws", launch);
+  attention_tile::launch_prefill<kBr>(a, stream, "gqa_attention_ws", launch);
 }
 
 }  // namespace tileops::gpu

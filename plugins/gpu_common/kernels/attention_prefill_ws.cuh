@@ -1,6 +1,6 @@
 // The warp-specialised Hopper prefill kernel's launcher (attention_prefill_ws.cu), for the cuda
 // plugin's cuda_gqa_attention_sm90_ws kernel type: TMA loads by a producer warpgroup, two
-// consumer warpgroups on the warpgroup MMA at head dim 128, three at 64. Same masks, scores and outputs as
+// consumer warpgroups on the warpgroup MMA. Same masks, scores and outputs as
 // launch_attention_wgmma (attention_prefill_wgmma.cuh).
 #pragma once
 
