@@ -3,7 +3,8 @@
 // each launched alone back to back: what the kernels reach without the op call around them, the
 // cost a stream-ordered allocation per call adds, the flat kernels' block shapes at two sizes, the
 // row kernels' block shapes, batch norm's output pass at rows per thread and statistics pass at
-// split counts, and the launchers' whole batch norm; before them, GELU's erf form's error over
+// split counts, and the launchers' whole batch norm (training as one launch and as three, also at
+// [2048, 4096] against a copy of that size); before them, GELU's erf form's error over
 // every float16 input from -16 to 4. The figures behind the launchers' choices. With the argument
 // `profile` it launches each launcher's 16-bit kernels once (GELU erf, RMSNorm, LayerNorm and
 // softmax in bfloat16, batch norm inference and training in float16) and stops: a profiler's
@@ -46,7 +47,6 @@ namespace {
 using namespace tileops::gpu;
 using tileops::DType;
 
-using harness::cuda;
 using harness::time_ms;
 
 constexpr std::int64_t kRows = 16384, kN = 4096;
@@ -68,12 +68,12 @@ void check_gelu_erf_tail() {
   }
   const std::size_t bytes = in.size() * 2;
   void *x = nullptr, *y = nullptr;
-  cuda(cudaMalloc(&x, bytes), "malloc");
-  cuda(cudaMalloc(&y, bytes), "malloc");
-  cuda(cudaMemcpy(x, in.data(), bytes, cudaMemcpyHostToDevice), "upload");
+  harness::cuda(cudaMalloc(&x, bytes), "malloc");
+  harness::cuda(cudaMalloc(&y, bytes), "malloc");
+  harness::cuda(cudaMemcpy(x, in.data(), bytes, cudaMemcpyHostToDevice), "upload");
   launch_gelu({x, y, static_cast<std::int64_t>(in.size()), DType::float16, false}, nullptr);
   std::vector<std::uint16_t> out(in.size());
-  cuda(cudaMemcpy(out.data(), y, bytes, cudaMemcpyDeviceToHost), "download");
+  harness::cuda(cudaMemcpy(out.data(), y, bytes, cudaMemcpyDeviceToHost), "download");
   double worst = 0, worst_x = 0;
   for (std::size_t i = 0; i < in.size(); ++i) {
     const double v = half_bits_to_float(in[i]);
@@ -92,25 +92,73 @@ void check_gelu_erf_tail() {
   cudaFree(y);
 }
 
-// Batch norm over [kRows, kN] float16 as [n, channels] (x and y of that size): statistics
-// buffers of ones and the training workspace, on the device.
+// Batch norm over [rows, kN] float16 as [n, channels] (x and y of that size): statistics buffers
+// of ones and the training workspace, on the device.
 struct BatchNormCase {
   BatchNormArgs args;
   void* workspace;
 };
 
-BatchNormCase batch_norm_case(const void* x, void* y) {
+BatchNormCase batch_norm_case(const void* x, void* y, std::int64_t rows) {
   std::vector<float> stats_host(static_cast<std::size_t>(kN) * 6, 1.0f);
   float* stats = nullptr;
-  cuda(cudaMalloc(&stats, stats_host.size() * 4), "malloc");
-  cuda(cudaMemcpy(stats, stats_host.data(), stats_host.size() * 4, cudaMemcpyHostToDevice), "upload");
+  harness::cuda(cudaMalloc(&stats, stats_host.size() * 4), "malloc");
+  harness::cuda(cudaMemcpy(stats, stats_host.data(), stats_host.size() * 4, cudaMemcpyHostToDevice), "upload");
   int sms = 0;
-  cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "attribute");
-  BatchNormCase c{{x, y, kRows, kN, 1, stats, stats + kN, stats + 2 * kN, stats + 3 * kN, stats + 4 * kN,
+  harness::cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "attribute");
+  BatchNormCase c{{x, y, rows, kN, 1, stats, stats + kN, stats + 2 * kN, stats + 3 * kN, stats + 4 * kN,
                    stats + 5 * kN, 1e-5, 0.0, DType::float16, sms},
                   nullptr};
-  cuda(cudaMalloc(&c.workspace, batch_norm_training_workspace_bytes(c.args)), "malloc");
+  harness::cuda(cudaMalloc(&c.workspace, batch_norm_training_workspace_bytes(c.args)), "malloc");
   return c;
+}
+
+// Downloads n floats.
+std::vector<float> download(const float* p, std::int64_t n) {
+  std::vector<float> host(static_cast<std::size_t>(n));
+  harness::cuda(cudaMemcpy(host.data(), p, host.size() * 4, cudaMemcpyDeviceToHost), "download");
+  return host;
+}
+
+// Training as one cooperative launch and as three, timed against `copy` (the same bytes' copy),
+// and how far apart their batch statistics and outputs are (y of the three launches kept aside).
+void batch_norm_training_rows(BatchNormCase bn, double copy, const char* shape) {
+  const std::size_t bytes = static_cast<std::size_t>(bn.args.n * kN) * 2;
+  const BatchNormPlan plan = plan_batch_norm(bn.args, true);
+  std::printf("single launch%s: %s, %d blocks a multiprocessor, %lld splits\n", shape,
+              plan.one_launch ? "planned" : "not planned", resident_blocks<f16>(), static_cast<long long>(plan.splits));
+  BatchNormCase three = bn;
+  three.args.allow_single_launch = false;
+  harness::cuda(cudaMalloc(&three.workspace, batch_norm_training_workspace_bytes(three.args)), "malloc");
+  // Two transfers of x in and one out at best, against the copy's one in and one out.
+  for (const BatchNormCase* c : {&three, &bn}) {
+    const double ms = harness::time_ms([&] { launch_batch_norm(c->args, true, c->workspace, nullptr); });
+    std::printf("| batch_norm training%s (launcher, %s) | %.4f | %.0f%% (three transfers: %.0f%%) |\n", shape,
+                c->args.allow_single_launch ? "one launch where it can" : "three launches", ms, 100 * copy / ms,
+                150 * copy / ms);
+  }
+  void* y_three = nullptr;
+  harness::cuda(cudaMalloc(&y_three, bytes), "malloc");
+  three.args.y = y_three;
+  launch_batch_norm(three.args, true, three.workspace, nullptr);
+  launch_batch_norm(bn.args, true, bn.workspace, nullptr);
+  const std::vector<float> mean_three = download(three.args.batch_mean, kN), mean = download(bn.args.batch_mean, kN);
+  const std::vector<float> rstd_three = download(three.args.batch_rstd, kN), rstd = download(bn.args.batch_rstd, kN);
+  std::vector<std::uint16_t> out_three(bytes / 2), out(bytes / 2);
+  harness::cuda(cudaMemcpy(out_three.data(), y_three, bytes, cudaMemcpyDeviceToHost), "download");
+  harness::cuda(cudaMemcpy(out.data(), bn.args.y, bytes, cudaMemcpyDeviceToHost), "download");
+  double stats_rel = 0, out_abs = 0;
+  for (std::int64_t c = 0; c < kN; ++c) {
+    const auto rel = [](float got, float want) { return std::abs(got - want) / std::max(std::abs(want), 1e-6f); };
+    stats_rel = std::max({stats_rel, static_cast<double>(rel(mean[c], mean_three[c])),
+                          static_cast<double>(rel(rstd[c], rstd_three[c]))});
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out_abs = std::max<double>(out_abs, std::abs(half_bits_to_float(out[i]) - half_bits_to_float(out_three[i])));
+  }
+  std::printf("one launch against three%s: batch statistics within %.2e (relative), outputs within %.2e\n\n", shape,
+              stats_rel, out_abs);
+  harness::cuda(cudaFree(y_three), "free");
 }
 
 }  // namespace
@@ -124,32 +172,32 @@ int main(int argc, char** argv) {
   if (!profile) check_gelu_erf_tail();
   const std::size_t bytes = static_cast<std::size_t>(kRows * kN) * 2;
   void *x = nullptr, *y = nullptr, *w = nullptr, *b = nullptr;
-  cuda(cudaMalloc(&x, bytes), "malloc");
-  cuda(cudaMalloc(&y, bytes), "malloc");
-  cuda(cudaMalloc(&w, kN * 2), "malloc");
-  cuda(cudaMalloc(&b, kN * 2), "malloc");
+  harness::cuda(cudaMalloc(&x, bytes), "malloc");
+  harness::cuda(cudaMalloc(&y, bytes), "malloc");
+  harness::cuda(cudaMalloc(&w, kN * 2), "malloc");
+  harness::cuda(cudaMalloc(&b, kN * 2), "malloc");
   // float16 0.5 everywhere is 0x3800; 0x3800 0x3c00 alternating gives rows that are not constant.
   std::vector<std::uint16_t> host(static_cast<std::size_t>(kRows * kN));
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<std::uint16_t>(0x3800 + (i * 7919 % 2048));
-  cuda(cudaMemcpy(x, host.data(), bytes, cudaMemcpyHostToDevice), "upload");
-  cuda(cudaMemcpy(w, host.data(), kN * 2, cudaMemcpyHostToDevice), "upload");
-  cuda(cudaMemcpy(b, host.data() + kN, kN * 2, cudaMemcpyHostToDevice), "upload");
+  harness::cuda(cudaMemcpy(x, host.data(), bytes, cudaMemcpyHostToDevice), "upload");
+  harness::cuda(cudaMemcpy(w, host.data(), kN * 2, cudaMemcpyHostToDevice), "upload");
+  harness::cuda(cudaMemcpy(b, host.data() + kN, kN * 2, cudaMemcpyHostToDevice), "upload");
   cudaMemPool_t pool{};
-  cuda(cudaDeviceGetDefaultMemPool(&pool, 0), "pool");
+  harness::cuda(cudaDeviceGetDefaultMemPool(&pool, 0), "pool");
   if (profile) {
     const RowNormArgs norm{x, w, b, y, kRows, kN, 1e-5f, DType::bfloat16};
     launch_gelu({x, y, kRows * kN, DType::bfloat16, false}, nullptr);
     launch_rms_norm(norm, nullptr);
     launch_layer_norm(norm, nullptr);
     launch_softmax({x, y, kRows, kN, 1, DType::bfloat16}, nullptr);
-    const BatchNormCase bn = batch_norm_case(x, y);
+    const BatchNormCase bn = batch_norm_case(x, y, kRows);
     launch_batch_norm(bn.args, false, nullptr, nullptr);
     launch_batch_norm(bn.args, true, bn.workspace, nullptr);
-    cuda(cudaDeviceSynchronize(), "profile launches");
+    harness::cuda(cudaDeviceSynchronize(), "profile launches");
     return 0;
   }
 
-  const double copy = time_ms([&] { cuda(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice), "copy"); });
+  const double copy = time_ms([&] { harness::cuda(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice), "copy"); });
   std::printf("| kernel | ms | of copy |\n| --- | ---: | ---: |\n| copy 128 MiB | %.4f | 100%% |\n", copy);
   const auto row = [&](const std::string& name, const std::function<void()>& launch) {
     const double ms = time_ms(launch);
@@ -165,15 +213,15 @@ int main(int argc, char** argv) {
   row("relu", [&] { launch_relu({x, y, numel, DType::float16}, nullptr); });
   row("relu, output from the pool per call", [&] {
     void* out = nullptr;
-    cuda(cudaMallocFromPoolAsync(&out, bytes, pool, nullptr), "alloc");
+    harness::cuda(cudaMallocFromPoolAsync(&out, bytes, pool, nullptr), "alloc");
     launch_relu({x, out, numel, DType::float16}, nullptr);
-    cuda(cudaFreeAsync(out, nullptr), "free");
+    harness::cuda(cudaFreeAsync(out, nullptr), "free");
   });
   row("relu, a 256-byte pool allocation and free per call beside it", [&] {
     void* other = nullptr;
-    cuda(cudaMallocFromPoolAsync(&other, 256, pool, nullptr), "alloc");
+    harness::cuda(cudaMallocFromPoolAsync(&other, 256, pool, nullptr), "alloc");
     launch_relu({x, y, numel, DType::float16}, nullptr);
-    cuda(cudaFreeAsync(other, nullptr), "free");
+    harness::cuda(cudaFreeAsync(other, nullptr), "free");
   });
   row("gelu tanh", [&] { launch_gelu({x, y, numel, DType::float16, true}, nullptr); });
   row("gelu erf", [&] { launch_gelu({x, y, numel, DType::float16, false}, nullptr); });
@@ -188,7 +236,7 @@ int main(int argc, char** argv) {
   for (const std::int64_t count : {numel, numel / 8}) {
     const std::string size = count == numel ? "" : ", 2048 rows";
     const double copy_here = time_ms([&] {
-      cuda(cudaMemcpyAsync(y, x, static_cast<std::size_t>(count) * 2, cudaMemcpyDeviceToDevice), "copy");
+      harness::cuda(cudaMemcpyAsync(y, x, static_cast<std::size_t>(count) * 2, cudaMemcpyDeviceToDevice), "copy");
     });
     const auto relu_shape = [&]<int kPer, bool kStreaming>(int threads) {
       const double ms = time_ms([&] {
@@ -250,8 +298,8 @@ int main(int argc, char** argv) {
     affine_host[static_cast<std::size_t>(c) * 4 + 2] = 0.1f;
   }
   void* affine = nullptr;
-  cuda(cudaMalloc(&affine, affine_host.size() * 4), "malloc");
-  cuda(cudaMemcpy(affine, affine_host.data(), affine_host.size() * 4, cudaMemcpyHostToDevice), "upload");
+  harness::cuda(cudaMalloc(&affine, affine_host.size() * 4), "malloc");
+  harness::cuda(cudaMemcpy(affine, affine_host.data(), affine_host.size() * 4, cudaMemcpyHostToDevice), "upload");
   const auto* aff = static_cast<const ChannelAffine*>(affine);
   const auto apply_shape = [&]<int kUnroll>(std::int64_t rows_per_thread) {
     const dim3 grid(static_cast<unsigned>(kN / 8 / 256), static_cast<unsigned>(ceil_div(kRows, rows_per_thread)));
@@ -268,7 +316,7 @@ int main(int argc, char** argv) {
   // The statistics pass at its split counts (the launcher takes 33 at this shape on 132 SMs), then
   // the whole op as the launcher runs it.
   void* partial = nullptr;
-  cuda(cudaMalloc(&partial, static_cast<std::size_t>(64) * kN * sizeof(Moments)), "malloc");
+  harness::cuda(cudaMalloc(&partial, static_cast<std::size_t>(64) * kN * sizeof(Moments)), "malloc");
   for (unsigned splits : {16u, 33u, 64u}) {
     const dim3 grid(static_cast<unsigned>(kN / 8 / kChannelLanes), splits);
     const double ms = time_ms([&] {
@@ -278,11 +326,15 @@ int main(int argc, char** argv) {
     // A read-only pass: against half the copy's time (which reads and writes the bytes).
     std::printf("| batch_norm statistics pass, %u splits | %.4f | %.0f%% of a read |\n", splits, ms, 100 * copy / 2 / ms);
   }
-  const BatchNormCase bn = batch_norm_case(x, y);
+  const BatchNormCase bn = batch_norm_case(x, y, kRows);
   row("batch_norm inference (launcher)", [&] { launch_batch_norm(bn.args, false, nullptr, nullptr); });
-  // Two transfers of x in and one out at best, against the copy's one in and one out.
-  const double train = time_ms([&] { launch_batch_norm(bn.args, true, bn.workspace, nullptr); });
-  std::printf("| batch_norm training (launcher) | %.4f | %.0f%% (three transfers: %.0f%%) |\n", train,
-              100 * copy / train, 150 * copy / train);
+  batch_norm_training_rows(bn, copy, "");
+  // [2048, 4096]: 16 MiB, which the L2 holds, against a copy of the same bytes.
+  constexpr std::int64_t kMidRows = 2048;
+  const double mid_copy = time_ms([&] {
+    harness::cuda(cudaMemcpyAsync(y, x, static_cast<std::size_t>(kMidRows * kN) * 2, cudaMemcpyDeviceToDevice), "copy");
+  });
+  std::printf("| copy 16 MiB | %.4f | 100%% of it |\n", mid_copy);
+  batch_norm_training_rows(batch_norm_case(x, y, kMidRows), mid_copy, ", [2048, 4096]");
   return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "support/gpu.hpp"
 #include "support/workload_numerics.hpp"
+#include "tileops/device_graph.hpp"
 #include "tileops/errors.hpp"
 #include "tileops/extend/backend.hpp"
 #include "tileops/half.hpp"
@@ -473,11 +474,15 @@ TEST_CASE("GPU: RoPE in both forms and layouts, and LongRoPE with its factors co
   }
 }
 
+// Channels-last shapes whose channels fill 16-byte packs train in one cooperative launch: one
+// partial tile of channels ([300, 64, 1]), tiles with a partial last one ([1000, 264]), fewer rows
+// than row lanes ([3, 264]), and rows beyond what the threads keep on chip ([140000, 8]).
 TEST_CASE("GPU: batch norm trains and infers over channels-last and spatial layouts") {
   if (cuda_or_skip() == nullptr) return;
   for (DType dt : kFloats) {
     for (const std::vector<std::int64_t>& shape :
-         {std::vector<std::int64_t>{513, 37}, {4, 37, 7, 7}, {2, 3, 1000}, {300, 64, 1}, {140000, 8}}) {
+         {std::vector<std::int64_t>{513, 37}, {4, 37, 7, 7}, {2, 3, 1000}, {300, 64, 1}, {140000, 8}, {1000, 264},
+          {3, 264}}) {
       const std::int64_t c = shape[1];
       const Tensor running_var =
           Tensor::from_doubles(std::vector<double>(static_cast<std::size_t>(c), 0.75), {c}, DType::float32);
@@ -490,6 +495,36 @@ TEST_CASE("GPU: batch norm trains and infers over channels-last and spatial layo
       }
     }
   }
+}
+
+// The cooperative launch is recorded like any other: the replay computes the statistics of what
+// x holds then and moves the running statistics on from where the recorded call left them.
+TEST_CASE("GPU: batch-norm training in one cooperative launch replays from a device graph") {
+  if (cuda_or_skip() == nullptr) return;
+  const std::int64_t c = 256;
+  BatchNormFwdOp fast(true, 0.1, 1e-5);
+  BatchNormFwdOp reference(true, 0.1, 1e-5, std::string(REFERENCE));
+  const Tensor x = random({4096, c}, DType::float16, 3).to(kGpu);
+  const Tensor weight = random({c}, DType::float32, 4).to(kGpu), bias = random({c}, DType::float32, 5).to(kGpu);
+  const Tensor mean = Tensor::zeros({c}, DType::float32, kGpu);
+  const Tensor var = Tensor::from_doubles(std::vector<double>(static_cast<std::size_t>(c), 1.0), {c}, DType::float32)
+                         .to(kGpu);
+  fast(x, mean, var, weight, bias);
+  DeviceGraph recorded = DeviceGraph::capture(kGpu, [&] {
+    const auto r = fast(x, mean, var, weight, bias);
+    return std::vector<Tensor>{r.y, r.mean, r.rstd};
+  });
+  const Tensor next = random({4096, c}, DType::float16, 9);
+  x.copy_from(next.to(kGpu));
+  // The running statistics as the replay finds them; the reference moves these on as it does.
+  const Tensor host_mean = mean.to(Device::cpu()), host_var = var.to(Device::cpu());
+  recorded.replay();
+  const auto want = reference(next, host_mean, host_var, weight.to(Device::cpu()), bias.to(Device::cpu()));
+  CHECK(testing::compare(recorded.outputs()[0], want.y).ok);
+  CHECK(testing::compare(recorded.outputs()[1], want.mean).ok);
+  CHECK(testing::compare(recorded.outputs()[2], want.rstd).ok);
+  CHECK(testing::compare(mean, host_mean).ok);
+  CHECK(testing::compare(var, host_var).ok);
 }
 
 TEST_CASE("GPU: a tensor on another device than the call's is refused by name") {

@@ -211,6 +211,10 @@ struct BatchNormArgs {
   double momentum;
   DType dtype;  // float32, float16 or bfloat16
   int sm_count;
+  // Whether training with channels-last x (inner == 1) in 16-byte packs may run as one cooperative
+  // launch, which keeps part of x on chip between its two reads; false: the three launches
+  // (statistics, their combination, output) always, as a benchmark's comparison.
+  bool allow_single_launch = true;
 };
 // Device bytes the training pass needs as `workspace` (inference needs none).
 std::size_t batch_norm_training_workspace_bytes(const BatchNormArgs& args);
