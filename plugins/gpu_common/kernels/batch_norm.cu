@@ -434,6 +434,8 @@ bool plan_one_launch(const BatchNormArgs& a, BatchNormPlan& p) {
 
 BatchNormPlan plan_batch_norm(const BatchNormArgs& a, bool training) {
   BatchNormPlan p;
+  // No channels: nothing is launched, and there are no tiles to share the device among.
+  if (a.channels == 0) return p;
   const std::int64_t wide = static_cast<std::int64_t>(16 / dtype_size(a.dtype));
   const std::int64_t along = a.inner == 1 ? a.channels : a.inner;
   if (along % wide == 0 && aligned16(a.x) && aligned16(a.y)) p.vec = static_cast<int>(wide);
