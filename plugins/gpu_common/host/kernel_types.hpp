@@ -185,6 +185,7 @@ class BatchNormTrainKernel final : public ops::BatchNormFwdOp::BatchNormFwdTrain
 
  private:
   int sm_count_;
+  int single_launch_blocks_;  // BatchNormArgs::single_launch_blocks on the call's device
 };
 
 class BatchNormInferKernel final : public ops::BatchNormFwdOp::BatchNormFwdInfer::Impl<GpuFloatKernel> {

@@ -211,11 +211,15 @@ struct BatchNormArgs {
   double momentum;
   DType dtype;  // float32, float16 or bfloat16
   int sm_count;
-  // Whether training with channels-last x (inner == 1) in 16-byte packs may run as one cooperative
-  // launch, which keeps part of x on chip between its two reads; false: the three launches
-  // (statistics, their combination, output) always, as a benchmark's comparison.
-  bool allow_single_launch = true;
+  // Training with channels-last x (inner == 1) in 16-byte packs runs as one cooperative launch
+  // when every tile of channels gets a resident block: the blocks of that launch one multiprocessor
+  // holds (batch_norm_single_launch_blocks, read when the kernel is built). 0: always the three
+  // launches (statistics, their combination, output).
+  int single_launch_blocks = 0;
 };
+// Blocks of batch norm's single-launch training form for `dtype` that one multiprocessor of the
+// current device holds at once (0 where it holds none).
+int batch_norm_single_launch_blocks(DType dtype);
 // Device bytes the training pass needs as `workspace` (inference needs none).
 std::size_t batch_norm_training_workspace_bytes(const BatchNormArgs& args);
 // Training: batch statistics (accumulated in double), running statistics updated with the

@@ -9,8 +9,6 @@
 #include "cooperative.cuh"
 #include "launch.cuh"
 
-#include <mutex>
-
 namespace tileops::gpu {
 namespace {
 
@@ -395,22 +393,6 @@ __global__ void __launch_bounds__(kLaneThreads, 2)
   }
 }
 
-// Blocks of train_channels_last_resident<T, kVec16<T>> one multiprocessor of the current device
-// holds at once. Read once per device and element type, the first 64 devices remembered.
-template <class T>
-int resident_blocks() {
-  const auto measure = [] {
-    return resident_blocks_per_multiprocessor(train_channels_last_resident<T, kVec16<T>>, kLaneThreads, 0);
-  };
-  constexpr int kDevices = 64;
-  static std::once_flag measured[kDevices];
-  static int held[kDevices];
-  const int device = current_device();
-  if (device < 0 || device >= kDevices) return measure();
-  std::call_once(measured[device], [&] { held[device] = measure(); });
-  return held[device];
-}
-
 struct BatchNormPlan {
   int vec = 1;
   std::int64_t splits = 1;
@@ -421,10 +403,8 @@ struct BatchNormPlan {
 // The single launch for training: channels-last x in 16-byte packs, every tile of channels with
 // at least one resident block; the splits then fill the device's resident blocks.
 bool plan_one_launch(const BatchNormArgs& a, BatchNormPlan& p) {
-  if (!a.allow_single_launch || a.inner != 1 || a.n == 0 || p.vec * dtype_size(a.dtype) != 16) return false;
-  int per_multiprocessor = 0;
-  with_float_type(a.dtype, "batch_norm", [&](auto tag) { per_multiprocessor = resident_blocks<decltype(tag)>(); });
-  const std::int64_t resident = static_cast<std::int64_t>(per_multiprocessor) * std::max(a.sm_count, 1);
+  if (a.inner != 1 || a.n == 0 || p.vec * dtype_size(a.dtype) != 16) return false;
+  const std::int64_t resident = static_cast<std::int64_t>(a.single_launch_blocks) * std::max(a.sm_count, 1);
   const std::int64_t tiles = ceil_div(a.channels / p.vec, kChannelLanes);
   if (tiles > resident) return false;
   p.one_launch = true;
@@ -509,6 +489,15 @@ void run(const BatchNormArgs& a, const BatchNormPlan& p, bool training, void* wo
 }
 
 }  // namespace
+
+int batch_norm_single_launch_blocks(DType dtype) {
+  int blocks = 0;
+  with_float_type(dtype, "batch_norm", [&](auto tag) {
+    using T = decltype(tag);
+    blocks = resident_blocks_per_multiprocessor(train_channels_last_resident<T, kVec16<T>>, kLaneThreads, 0);
+  });
+  return blocks;
+}
 
 std::size_t batch_norm_training_workspace_bytes(const BatchNormArgs& args) {
   return affine_bytes(args) +

@@ -23,17 +23,6 @@ namespace tileops::gpu {
 // to all. Only in a kernel started by launch_cooperative.
 __device__ __forceinline__ void grid_barrier() { cooperative_groups::this_grid().sync(); }
 
-// The current device's index.
-inline int current_device() {
-  int device = 0;
-#if defined(TILEOPS_GPU_HIP)
-  check(hipGetDevice(&device), "reading the current device");
-#else
-  check(cudaGetDevice(&device), "reading the current device");
-#endif
-  return device;
-}
-
 // Blocks of `threads` threads and `dynamic` bytes of dynamic shared memory that one
 // multiprocessor of the current device holds at once.
 template <class Kernel>
