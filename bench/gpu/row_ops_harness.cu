@@ -3,8 +3,9 @@
 // each launched alone back to back: what the kernels reach without the op call around them, the
 // cost a stream-ordered allocation per call adds, the flat kernels' block shapes at two sizes, the
 // row kernels' block shapes, batch norm's output pass at rows per thread and statistics pass at
-// split counts, and the launchers' whole batch norm (training as one launch and as three, also at
-// [2048, 4096] against a copy of that size); before them, GELU's erf form's error over
+// split counts, and the launchers' whole batch norm (training as three launches and as one
+// keeping 0 to 24 rows a thread on chip, also at [2048, 4096] against a copy of that size);
+// before them, GELU's erf form's error over
 // every float16 input from -16 to 4. The figures behind the launchers' choices. With the argument
 // `profile` it launches each launcher's 16-bit kernels once (GELU erf, RMSNorm, LayerNorm and
 // softmax in bfloat16, batch norm inference and training in float16) and stops: a profiler's
@@ -107,8 +108,11 @@ BatchNormCase batch_norm_case(const void* x, void* y, std::int64_t rows) {
   int sms = 0;
   harness::cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "attribute");
   BatchNormCase c{{x, y, rows, kN, 1, stats, stats + kN, stats + 2 * kN, stats + 3 * kN, stats + 4 * kN,
-                   stats + 5 * kN, 1e-5, 0.0, DType::float16, sms, batch_norm_single_launch_blocks(DType::float16)},
+                   stats + 5 * kN, 1e-5, 0.0, DType::float16, sms},
                   nullptr};
+  const BatchNormSingleLaunch form = batch_norm_single_launch(DType::float16);
+  c.args.single_launch_blocks = form.blocks;
+  c.args.single_launch_kept_rows = form.kept_rows;
   harness::cuda(cudaMalloc(&c.workspace, batch_norm_training_workspace_bytes(c.args)), "malloc");
   return c;
 }
@@ -120,45 +124,62 @@ std::vector<float> download(const float* p, std::int64_t n) {
   return host;
 }
 
-// Training as one cooperative launch and as three, timed against `copy` (the same bytes' copy),
-// and how far apart their batch statistics and outputs are (y of the three launches kept aside).
+// Training as three launches and as one cooperative launch keeping 0 to 24 rows a thread in
+// shared memory, timed against `copy` (the same bytes' copy), and how far each one launch's batch
+// statistics and outputs are from the three launches' (y of the three launches kept aside).
 void batch_norm_training_rows(BatchNormCase bn, double copy, const char* shape) {
   const std::size_t bytes = static_cast<std::size_t>(bn.args.n * kN) * 2;
   const BatchNormPlan plan = plan_batch_norm(bn.args, true);
-  std::printf("single launch%s: %s, %d blocks a multiprocessor, %lld splits\n", shape,
+  std::printf("single launch%s by default: %s, %d blocks a multiprocessor, %d rows kept, %lld splits\n", shape,
               plan.one_launch ? "planned" : "not planned", bn.args.single_launch_blocks,
-              static_cast<long long>(plan.splits));
+              bn.args.single_launch_kept_rows, static_cast<long long>(plan.splits));
   BatchNormCase three = bn;
   three.args.single_launch_blocks = 0;
   harness::cuda(cudaMalloc(&three.workspace, batch_norm_training_workspace_bytes(three.args)), "malloc");
   // Two transfers of x in and one out at best, against the copy's one in and one out.
-  for (const BatchNormCase* c : {&three, &bn}) {
-    const double ms = harness::time_ms([&] { launch_batch_norm(c->args, true, c->workspace, nullptr); });
-    std::printf("| batch_norm training%s (launcher, %s) | %.4f | %.0f%% (three transfers: %.0f%%) |\n", shape,
-                c->args.single_launch_blocks > 0 ? "one launch where it can" : "three launches", ms, 100 * copy / ms,
-                150 * copy / ms);
-  }
+  const double three_ms =
+      harness::time_ms([&] { launch_batch_norm(three.args, true, three.workspace, nullptr); });
+  std::printf("| batch_norm training%s (launcher, three launches) | %.4f | %.0f%% (three transfers: %.0f%%) |\n",
+              shape, three_ms, 100 * copy / three_ms, 150 * copy / three_ms);
   void* y_three = nullptr;
   harness::cuda(cudaMalloc(&y_three, bytes), "malloc");
   three.args.y = y_three;
   launch_batch_norm(three.args, true, three.workspace, nullptr);
-  launch_batch_norm(bn.args, true, bn.workspace, nullptr);
-  const std::vector<float> mean_three = download(three.args.batch_mean, kN), mean = download(bn.args.batch_mean, kN);
-  const std::vector<float> rstd_three = download(three.args.batch_rstd, kN), rstd = download(bn.args.batch_rstd, kN);
+  const std::vector<float> mean_three = download(three.args.batch_mean, kN);
+  const std::vector<float> rstd_three = download(three.args.batch_rstd, kN);
   std::vector<std::uint16_t> out_three(bytes / 2), out(bytes / 2);
   harness::cuda(cudaMemcpy(out_three.data(), y_three, bytes, cudaMemcpyDeviceToHost), "download");
-  harness::cuda(cudaMemcpy(out.data(), bn.args.y, bytes, cudaMemcpyDeviceToHost), "download");
   const auto rel = [](float got, float want) { return std::abs(got - want) / std::max(std::abs(want), 1e-6f); };
-  double stats_rel = 0, out_abs = 0;
-  for (std::int64_t c = 0; c < kN; ++c) {
-    stats_rel = std::max({stats_rel, static_cast<double>(rel(mean[c], mean_three[c])),
-                          static_cast<double>(rel(rstd[c], rstd_three[c]))});
+  for (const int kept : {0, 4, 8, 12, 16, 20, 24}) {
+    const BatchNormSingleLaunch form = batch_norm_single_launch(DType::float16, kept);
+    if (form.kept_rows != kept) {
+      std::printf("| batch_norm training%s (one launch, %d rows kept) | not held: %d blocks keeping none |\n", shape,
+                  kept, form.blocks);
+      continue;
+    }
+    BatchNormCase one = bn;
+    one.args.single_launch_blocks = form.blocks;
+    one.args.single_launch_kept_rows = form.kept_rows;
+    harness::cuda(cudaMalloc(&one.workspace, batch_norm_training_workspace_bytes(one.args)), "malloc");
+    const double ms = harness::time_ms([&] { launch_batch_norm(one.args, true, one.workspace, nullptr); });
+    launch_batch_norm(one.args, true, one.workspace, nullptr);
+    const std::vector<float> mean = download(one.args.batch_mean, kN), rstd = download(one.args.batch_rstd, kN);
+    harness::cuda(cudaMemcpy(out.data(), one.args.y, bytes, cudaMemcpyDeviceToHost), "download");
+    double stats_rel = 0, out_abs = 0;
+    for (std::int64_t c = 0; c < kN; ++c) {
+      stats_rel = std::max({stats_rel, static_cast<double>(rel(mean[c], mean_three[c])),
+                            static_cast<double>(rel(rstd[c], rstd_three[c]))});
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out_abs = std::max<double>(out_abs, std::abs(half_bits_to_float(out[i]) - half_bits_to_float(out_three[i])));
+    }
+    std::printf("| batch_norm training%s (one launch, %d rows kept, %d blocks) | %.4f | %.0f%% (three transfers: "
+                "%.0f%%); against three: statistics within %.2e, outputs within %.2e |\n",
+                shape, kept, form.blocks, ms, 100 * copy / ms, 150 * copy / ms, stats_rel, out_abs);
+    std::fflush(stdout);
+    harness::cuda(cudaFree(one.workspace), "free");
   }
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    out_abs = std::max<double>(out_abs, std::abs(half_bits_to_float(out[i]) - half_bits_to_float(out_three[i])));
-  }
-  std::printf("one launch against three%s: batch statistics within %.2e (relative), outputs within %.2e\n\n", shape,
-              stats_rel, out_abs);
+  std::printf("\n");
   harness::cuda(cudaFree(y_three), "free");
 }
 

@@ -10,6 +10,7 @@
 
 #include "attention_launchers.hpp"
 #include "fault_record.hpp"
+#include "launchers.hpp"
 #include "tileops/extend/ops/attention.hpp"
 #include "tileops/extend/ops/elementwise.hpp"
 #include "tileops/extend/ops/embedding.hpp"
@@ -185,7 +186,7 @@ class BatchNormTrainKernel final : public ops::BatchNormFwdOp::BatchNormFwdTrain
 
  private:
   int sm_count_;
-  int single_launch_blocks_;  // BatchNormArgs::single_launch_blocks on the call's device
+  BatchNormSingleLaunch single_launch_;  // on the call's device
 };
 
 class BatchNormInferKernel final : public ops::BatchNormFwdOp::BatchNormFwdInfer::Impl<GpuFloatKernel> {

@@ -66,15 +66,15 @@ Tensor workspace(std::size_t bytes, const Device& device) {
 
 namespace {
 
-int single_launch_blocks_of(const CallSpec& call, DType dtype) {
+BatchNormSingleLaunch single_launch_of(const CallSpec& call, DType dtype) {
   DeviceGuard on(call.device ? call.device->index() : 0);
-  return batch_norm_single_launch_blocks(dtype);
+  return batch_norm_single_launch(dtype);
 }
 
 }  // namespace
 
 BatchNormTrainKernel::BatchNormTrainKernel(const Call& call)
-    : Impl(call), sm_count_(sm_count_of(call)), single_launch_blocks_(single_launch_blocks_of(call, call.dtype)) {}
+    : Impl(call), sm_count_(sm_count_of(call)), single_launch_(single_launch_of(call, call.dtype)) {}
 
 BatchNormTrainKernel::Result BatchNormTrainKernel::forward(const Tensor& x, const Tensor& running_mean,
                                                           const Tensor& running_var, const Tensor& weight,
@@ -99,7 +99,8 @@ BatchNormTrainKernel::Result BatchNormTrainKernel::forward(const Tensor& x, cons
                      call_.momentum,
                      call_.dtype,
                      sm_count_,
-                     single_launch_blocks_};
+                     single_launch_.blocks,
+                     single_launch_.kept_rows};
   const Tensor scratch = workspace(batch_norm_training_workspace_bytes(args), x.device());
   launch_batch_norm(args, true, scratch.data_ptr(), stream_of(x));
   return r;

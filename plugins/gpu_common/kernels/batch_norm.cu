@@ -65,18 +65,37 @@ constexpr int kLaneThreads = kChannelLanes * kRowLanes;
 // Rows a lane sums in float before it adds them into its double sums.
 constexpr std::int64_t kFoldRows = 256;
 
+// The rows of x one lane of the channels-last statistics pass reads: first, first + stride, ...
+// below n. The rows are dealt round-robin to the gridDim.y * kRowLanes lanes of the splits, so
+// that the whole grid reads them from the first to the last. Where the single launch keeps rows
+// on chip, a lane keeps its first `kept` rows: together the grid's rows below kept * stride, the
+// ones read longest before the output phase and the least likely still in L2 (keeping the last
+// rows instead saved nothing: the L2 already served them).
+struct LaneRows {
+  std::int64_t first, stride, count;
+  __device__ explicit LaneRows(std::int64_t n)
+      : first(static_cast<std::int64_t>(blockIdx.y) * kRowLanes + threadIdx.y),
+        stride(static_cast<std::int64_t>(gridDim.y) * kRowLanes),
+        count(first < n ? (n - first + stride - 1) / stride : 0) {}
+  // How many of the lane's rows it keeps.
+  __device__ int kept(int kept_rows) const { return count < kept_rows ? static_cast<int>(count) : kept_rows; }
+};
+
 // x is [n, channels] (inner == 1): writes partial[blockIdx.y, c] for the channels of one tile of
-// kChannelLanes packs, with the block's `lanes` as scratch. The rows are dealt round-robin to the
-// gridDim.y * kRowLanes lanes of the splits, so that the whole grid reads the rows from the first
-// to the last and the last ones are what it leaves in L2 for the output pass. Each lane shifts by
-// the first value it reads.
+// kChannelLanes packs, with the block's `lanes` as scratch, each lane over its LaneRows, shifted
+// by the first value it reads. The last rows read last are what the grid leaves in L2 for the
+// output pass. With kept_rows > 0, each lane's first kept_rows rows are also stored to
+// kept[j * kLaneThreads + thread] (row first + j * stride), for the single launch's output phase
+// to write from.
 template <class T, int kVec, int kUnroll = kRowsInFlight>
 __device__ void tile_moments(const T* __restrict__ x, Moments* partial, std::int64_t n, std::int64_t channels,
-                             std::int64_t tile, Moments (&lanes)[kRowLanes][kChannelLanes * kVec]) {
+                             std::int64_t tile, Moments (&lanes)[kRowLanes][kChannelLanes * kVec],
+                             Pack<T, kVec>* kept, int kept_rows) {
   const std::int64_t groups = channels / kVec;
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.y) * kRowLanes + threadIdx.y;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.y) * kRowLanes;
+  const LaneRows rows(n);
+  const std::int64_t first = rows.first, stride = rows.stride;
   const std::int64_t g = tile * kChannelLanes + threadIdx.x;
+  const int thread = threadIdx.y * kChannelLanes + threadIdx.x;
   // The lane's double sums live in its own slots of `lanes`, which keeps them out of registers.
   Moments* mine = &lanes[threadIdx.y][threadIdx.x * kVec];
   float shift[kVec];
@@ -90,8 +109,39 @@ __device__ void tile_moments(const T* __restrict__ x, Moments* partial, std::int
     const Pack<T, kVec> head = load_pack<kVec>(x + first * channels + g * kVec);
 #pragma unroll
     for (int k = 0; k < kVec; ++k) shift[k] = to_float(head.v[k]);
-    count = (n - first + stride - 1) / stride;
-    for (std::int64_t fold = first + stride; fold < n; fold += stride * kFoldRows) {
+    count = rows.count;
+    // The kept rows, the head among them (its d is 0).
+    {
+      const int kept_here = rows.kept(kept_rows);
+      float s[kVec], q[kVec];
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) s[k] = q[k] = 0.0f;
+      for (int j = 0; j < kept_here; j += kUnroll) {
+        Pack<T, kVec> in[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          if (j + u < kept_here) in[u] = load_pack<kVec>(x + (first + (j + u) * stride) * channels + g * kVec);
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          if (j + u < kept_here) {
+#pragma unroll
+            for (int k = 0; k < kVec; ++k) {
+              const float d = to_float(in[u].v[k]) - shift[k];
+              s[k] += d;
+              q[k] += d * d;
+            }
+            kept[(j + u) * kLaneThreads + thread] = in[u];
+          }
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        mine[k].sum += s[k];
+        mine[k].squares += q[k];
+      }
+    }
+    for (std::int64_t fold = first + (kept_rows > 1 ? kept_rows : 1) * stride; fold < n; fold += stride * kFoldRows) {
       const std::int64_t fold_end = fold + stride * kFoldRows < n ? fold + stride * kFoldRows : n;
       float s[kVec], q[kVec];
 #pragma unroll
@@ -124,7 +174,6 @@ __device__ void tile_moments(const T* __restrict__ x, Moments* partial, std::int
 #pragma unroll
   for (int k = 0; k < kVec; ++k) mine[k] = unshift(shift[k], mine[k].sum, mine[k].squares, static_cast<double>(count));
   __syncthreads();
-  const int thread = threadIdx.y * kChannelLanes + threadIdx.x;
   for (int column = thread; column < kChannelLanes * kVec; column += kLaneThreads) {
     const std::int64_t c = tile * kChannelLanes * kVec + column;
     if (c < groups * kVec) {
@@ -147,7 +196,7 @@ __global__ void __launch_bounds__(kLaneThreads)
                           std::int64_t channels) {
   __shared__ Moments lanes[kRowLanes][kChannelLanes * kVec];
   for (std::int64_t tile = blockIdx.x; tile * kChannelLanes < channels / kVec; tile += gridDim.x) {
-    tile_moments<T, kVec>(x, partial, n, channels, tile, lanes);
+    tile_moments<T, kVec>(x, partial, n, channels, tile, lanes, nullptr, 0);
   }
 }
 
@@ -326,25 +375,31 @@ __global__ void apply_rows(const T* __restrict__ x, T* __restrict__ y, std::int6
 
 // Training for channels-last x (inner == 1) in 16-byte packs as one launch whose blocks are all
 // resident (a cooperative launch), in three phases parted by grid barriers: each block sums its
-// share of the rows of one tile of channels (tile_moments, gridDim.x tiles by gridDim.y splits);
-// split 0's block of each tile combines the splits into the batch statistics and the affine maps
-// (`affine`, [channels]); then the whole grid writes the outputs, each thread a fixed pack of
-// channels down every row_lanes-th row, the last rows first (the statistics phase read them last,
-// and the L2 may still hold them). One launch instead of three: at [16384, 4096] float16 on the
-// H200, 0.1150 ms against 0.1235 ms, and 0.0239 ms against 0.0299 ms at [2048, 4096]. Slower there:
-// holding each thread's last 20 rows in shared memory for the output phase (0.1213 ms; the
-// carve-out left the L1 too little room for the loads in flight), each block writing the rows it
-// had read (0.1391 ms), and, on the H100, loading the statistics phase's last 16-40 MiB with the
-// L2's evict-last priority (0.1585-0.1640 ms against 0.1550 ms).
+// share of the rows of one tile of channels (tile_moments, gridDim.x tiles by gridDim.y splits),
+// keeping each lane's first kept_rows rows in the dynamic shared memory (kept_rows * kLaneThreads
+// packs); split 0's block of each tile combines the splits into the batch statistics and the
+// affine maps (`affine`, [channels]); then each thread writes the rows it kept, and the whole grid
+// writes the other rows' outputs, each thread a fixed pack of channels down every row_lanes-th
+// row, the last rows first (the statistics phase read them last, and the L2 may still hold
+// them). One launch instead of three: at [16384, 4096] float16 on the H200, 0.1150 ms against
+// 0.1235 ms, and 0.0239 ms against 0.0299 ms at [2048, 4096]. Keeping 16 rows a lane (the first
+// 2048 rows there) against none, in one H200 run: 0.1124 ms against 0.1146 ms, and 0.0214 ms
+// against 0.0243 ms at [2048, 4096]; 20 rows were slower (0.1175 ms: with the lanes' 32 KiB, the
+// L1 kept too little room for the loads in flight), and keeping the last rows instead of the
+// first saved nothing on an H100 (the L2 already served them). Slower as well: each block
+// writing the rows it had read (0.1391 ms, H200) and loading the statistics phase's last
+// 16-40 MiB with the L2's evict-last priority (H100: 0.1585-0.1640 ms against 0.1550 ms).
 template <class T, int kVec, int kUnroll = kRowsInFlight>
 __global__ void __launch_bounds__(kLaneThreads, 2)
     train_channels_last_resident(const T* __restrict__ x, T* __restrict__ y, Moments* partial,
                                  ChannelAffine* affine, std::int64_t n, std::int64_t channels,
-                                 TrainingOutputs outputs) {
+                                 TrainingOutputs outputs, int kept_rows) {
   using P = Pack<T, kVec>;
   static_assert(sizeof(P) == 16, "16-byte packs");
   __shared__ Moments lanes[kRowLanes][kChannelLanes * kVec];
-  tile_moments<T, kVec>(x, partial, n, channels, blockIdx.x, lanes);
+  extern __shared__ uint4 kept_storage[];
+  P* kept = reinterpret_cast<P*>(kept_storage);
+  tile_moments<T, kVec>(x, partial, n, channels, blockIdx.x, lanes, kept, kept_rows);
   grid_barrier();
 
   const std::int64_t groups = channels / kVec;
@@ -364,12 +419,31 @@ __global__ void __launch_bounds__(kLaneThreads, 2)
   }
   grid_barrier();
 
-  // The planner gives every tile a block, so there are at least kRowLanes threads per pack.
+  const LaneRows rows(n);
+  const std::int64_t own = static_cast<std::int64_t>(blockIdx.x) * kChannelLanes + threadIdx.x;
+  if (kept_rows > 0 && own < groups) {
+    ChannelAffine a[kVec];
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) a[k] = affine[own * kVec + k];
+    const int kept_here = rows.kept(kept_rows);
+    for (int j = 0; j < kept_here; ++j) {
+      const P in = kept[j * kLaneThreads + thread];
+      P result;
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) result.v[k] = apply(in.v[k], a[k]);
+      store_pack_once(y + (rows.first + j * rows.stride) * channels + own * kVec, result);
+    }
+  }
+
+  // The other rows, [streamed_from, n). The planner gives every tile a block, so there are at
+  // least kRowLanes threads per pack.
+  const std::int64_t kept_below = static_cast<std::int64_t>(kept_rows) * rows.stride;
+  const std::int64_t streamed_from = kept_below < n ? kept_below : n;
   const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * gridDim.y * kLaneThreads;
   const std::int64_t t = (static_cast<std::int64_t>(blockIdx.y) * gridDim.x + blockIdx.x) * kLaneThreads + thread;
   const std::int64_t row_lanes = threads / groups;
   if (t >= row_lanes * groups) return;
-  const std::int64_t g = t % groups, r0 = t / groups;
+  const std::int64_t g = t % groups, r0 = streamed_from + t / groups;
   if (r0 >= n) return;
   ChannelAffine a[kVec];
 #pragma unroll
@@ -392,6 +466,9 @@ __global__ void __launch_bounds__(kLaneThreads, 2)
     }
   }
 }
+
+// Dynamic shared memory of the single launch that keeps `rows` rows a thread.
+std::size_t kept_bytes(int rows) { return static_cast<std::size_t>(rows) * kLaneThreads * 16; }
 
 struct BatchNormPlan {
   int vec = 1;
@@ -470,8 +547,9 @@ void run(const BatchNormArgs& a, const BatchNormPlan& p, bool training, void* wo
   if constexpr (kVec * sizeof(T) == 16) {
     if (p.one_launch) {
       const dim3 grid(blocks_for(a.channels / kVec, kChannelLanes), static_cast<unsigned>(p.splits));
-      launch_cooperative(train_channels_last_resident<T, kVec>, grid, dim3(kChannelLanes, kRowLanes), 0, s, x,
-                         static_cast<T*>(a.y), partial, affine, a.n, a.channels, outputs);
+      launch_cooperative(train_channels_last_resident<T, kVec>, grid, dim3(kChannelLanes, kRowLanes),
+                         kept_bytes(a.single_launch_kept_rows), s, x, static_cast<T*>(a.y), partial, affine, a.n,
+                         a.channels, outputs, a.single_launch_kept_rows);
       return;
     }
   }
@@ -490,13 +568,22 @@ void run(const BatchNormArgs& a, const BatchNormPlan& p, bool training, void* wo
 
 }  // namespace
 
-int batch_norm_single_launch_blocks(DType dtype) {
-  int blocks = 0;
+BatchNormSingleLaunch batch_norm_single_launch(DType dtype, int kept_rows) {
+  if (kept_rows < 0) throw ValueError("batch_norm: a single launch keeping " + std::to_string(kept_rows) + " rows");
+  BatchNormSingleLaunch form;
   with_float_type(dtype, "batch_norm", [&](auto tag) {
     using T = decltype(tag);
-    blocks = resident_blocks_per_multiprocessor(train_channels_last_resident<T, kVec16<T>>, kLaneThreads, 0);
+    const auto kernel = train_channels_last_resident<T, kVec16<T>>;
+    const auto blocks_keeping = [&](int rows) {
+      return allow_dynamic_shared_memory(kernel, kept_bytes(rows))
+                 ? resident_blocks_per_multiprocessor(kernel, kLaneThreads, kept_bytes(rows))
+                 : 0;
+    };
+    const int plain = blocks_keeping(0);
+    const int keeping = kept_rows > 0 ? blocks_keeping(kept_rows) : 0;
+    form = keeping > 0 && keeping >= plain ? BatchNormSingleLaunch{keeping, kept_rows} : BatchNormSingleLaunch{plain, 0};
   });
-  return blocks;
+  return form;
 }
 
 std::size_t batch_norm_training_workspace_bytes(const BatchNormArgs& args) {
