@@ -65,6 +65,30 @@ constexpr int kLaneThreads = kChannelLanes * kRowLanes;
 // Rows a lane sums in float before it adds them into its double sums.
 constexpr std::int64_t kFoldRows = 256;
 
+// A lane's float sums of d = x - shift and of d * d over a run of at most kFoldRows rows, added
+// into its double sums at the run's end.
+template <int kVec>
+struct RunSums {
+  float s[kVec] = {};
+  float q[kVec] = {};
+  template <class T>
+  __device__ void add(const Pack<T, kVec>& in, const float (&shift)[kVec]) {
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) {
+      const float d = to_float(in.v[k]) - shift[k];
+      s[k] += d;
+      q[k] += d * d;
+    }
+  }
+  __device__ void add_to(Moments* mine) const {
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) {
+      mine[k].sum += s[k];
+      mine[k].squares += q[k];
+    }
+  }
+};
+
 // The rows of x one lane of the channels-last statistics pass reads: first, first + stride, ...
 // below n. The rows are dealt round-robin to the gridDim.y * kRowLanes lanes of the splits, so
 // that the whole grid reads them from the first to the last. Where the single launch keeps rows
@@ -113,9 +137,7 @@ __device__ void tile_moments(const T* __restrict__ x, Moments* partial, std::int
     // The kept rows, the head among them (its d is 0).
     {
       const int kept_here = rows.kept(kept_rows);
-      float s[kVec], q[kVec];
-#pragma unroll
-      for (int k = 0; k < kVec; ++k) s[k] = q[k] = 0.0f;
+      RunSums<kVec> sums;
       for (int j = 0; j < kept_here; j += kUnroll) {
         Pack<T, kVec> in[kUnroll];
 #pragma unroll
@@ -125,27 +147,16 @@ __device__ void tile_moments(const T* __restrict__ x, Moments* partial, std::int
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
           if (j + u < kept_here) {
-#pragma unroll
-            for (int k = 0; k < kVec; ++k) {
-              const float d = to_float(in[u].v[k]) - shift[k];
-              s[k] += d;
-              q[k] += d * d;
-            }
+            sums.add(in[u], shift);
             kept[(j + u) * kLaneThreads + thread] = in[u];
           }
         }
       }
-#pragma unroll
-      for (int k = 0; k < kVec; ++k) {
-        mine[k].sum += s[k];
-        mine[k].squares += q[k];
-      }
+      sums.add_to(mine);
     }
     for (std::int64_t fold = first + (kept_rows > 1 ? kept_rows : 1) * stride; fold < n; fold += stride * kFoldRows) {
       const std::int64_t fold_end = fold + stride * kFoldRows < n ? fold + stride * kFoldRows : n;
-      float s[kVec], q[kVec];
-#pragma unroll
-      for (int k = 0; k < kVec; ++k) s[k] = q[k] = 0.0f;
+      RunSums<kVec> sums;
       for (std::int64_t r = fold; r < fold_end; r += stride * kUnroll) {
         Pack<T, kVec> in[kUnroll];
 #pragma unroll
@@ -154,21 +165,10 @@ __device__ void tile_moments(const T* __restrict__ x, Moments* partial, std::int
         }
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          if (r + u * stride < fold_end) {
-#pragma unroll
-            for (int k = 0; k < kVec; ++k) {
-              const float d = to_float(in[u].v[k]) - shift[k];
-              s[k] += d;
-              q[k] += d * d;
-            }
-          }
+          if (r + u * stride < fold_end) sums.add(in[u], shift);
         }
       }
-#pragma unroll
-      for (int k = 0; k < kVec; ++k) {
-        mine[k].sum += s[k];
-        mine[k].squares += q[k];
-      }
+      sums.add_to(mine);
     }
   }
 #pragma unroll
