@@ -110,9 +110,7 @@ BatchNormCase batch_norm_case(const void* x, void* y, std::int64_t rows) {
   BatchNormCase c{{x, y, rows, kN, 1, stats, stats + kN, stats + 2 * kN, stats + 3 * kN, stats + 4 * kN,
                    stats + 5 * kN, 1e-5, 0.0, DType::float16, sms},
                   nullptr};
-  const BatchNormSingleLaunch form = batch_norm_single_launch(DType::float16);
-  c.args.single_launch_blocks = form.blocks;
-  c.args.single_launch_kept_rows = form.kept_rows;
+  c.args.single_launch = batch_norm_single_launch(DType::float16);
   harness::cuda(cudaMalloc(&c.workspace, batch_norm_training_workspace_bytes(c.args)), "malloc");
   return c;
 }
@@ -131,10 +129,10 @@ void batch_norm_training_rows(BatchNormCase bn, double copy, const char* shape) 
   const std::size_t bytes = static_cast<std::size_t>(bn.args.n * kN) * 2;
   const BatchNormPlan plan = plan_batch_norm(bn.args, true);
   std::printf("single launch%s by default: %s, %d blocks a multiprocessor, %d rows kept, %lld splits\n", shape,
-              plan.one_launch ? "planned" : "not planned", bn.args.single_launch_blocks,
-              bn.args.single_launch_kept_rows, static_cast<long long>(plan.splits));
+              plan.one_launch ? "planned" : "not planned", bn.args.single_launch.blocks,
+              bn.args.single_launch.kept_rows, static_cast<long long>(plan.splits));
   BatchNormCase three = bn;
-  three.args.single_launch_blocks = 0;
+  three.args.single_launch = {};
   harness::cuda(cudaMalloc(&three.workspace, batch_norm_training_workspace_bytes(three.args)), "malloc");
   // Two transfers of x in and one out at best, against the copy's one in and one out.
   const double three_ms =
@@ -158,8 +156,7 @@ void batch_norm_training_rows(BatchNormCase bn, double copy, const char* shape) 
       continue;
     }
     BatchNormCase one = bn;
-    one.args.single_launch_blocks = form.blocks;
-    one.args.single_launch_kept_rows = form.kept_rows;
+    one.args.single_launch = form;
     harness::cuda(cudaMalloc(&one.workspace, batch_norm_training_workspace_bytes(one.args)), "malloc");
     const double ms = harness::time_ms([&] { launch_batch_norm(one.args, true, one.workspace, nullptr); });
     launch_batch_norm(one.args, true, one.workspace, nullptr);

@@ -476,7 +476,7 @@ TEST_CASE("GPU: RoPE in both forms and layouts, and LongRoPE with its factors co
 
 // Channels-last shapes whose channels fill 16-byte packs train in one cooperative launch: one
 // partial tile of channels ([300, 64, 1]), tiles with a partial last one ([1000, 264]), fewer rows
-// than row lanes ([3, 264]), many rows a lane ([140000, 8]), and lanes that keep their last rows
+// than row lanes ([3, 264]), many rows a lane ([140000, 8]), and lanes that keep their first rows
 // on chip and stream the others, over tiles whose row count the lanes do not divide
 // ([20000, 264]). No channels at all ([4, 0], [2, 0, 5]) launch nothing.
 TEST_CASE("GPU: batch norm trains and infers over channels-last and spatial layouts") {

@@ -193,6 +193,12 @@ struct ReduceArgs {
 std::size_t reduce_workspace_bytes(const ReduceArgs& args);
 void launch_reduce(const ReduceArgs& args, void* workspace, void* stream);
 
+// The single-launch batch-norm training form on a device: blocks of it a multiprocessor holds at
+// once (0: the form is not used) and rows a thread keeps in shared memory between its phases.
+struct BatchNormSingleLaunch {
+  int blocks = 0;
+  int kept_rows = 0;
+};
 // Batch normalization of contiguous x viewed as [n, channels, inner] into y (same layout).
 // Statistics and parameters are float32 [channels]; weight and bias may be null.
 struct BatchNormArgs {
@@ -212,18 +218,10 @@ struct BatchNormArgs {
   DType dtype;  // float32, float16 or bfloat16
   int sm_count;
   // Training with channels-last x (inner == 1) in 16-byte packs runs as one cooperative launch
-  // when every tile of channels gets a resident block: the blocks of that launch one multiprocessor
-  // holds, and the rows a thread keeps in shared memory between its phases (batch_norm_single_launch,
-  // read when the kernel is built). 0 blocks: always the three launches (statistics, their
-  // combination, output).
-  int single_launch_blocks = 0;
-  int single_launch_kept_rows = 0;
-};
-// The single-launch training form on the current device: blocks a multiprocessor holds at once
-// (0 where it holds none) and rows kept a thread.
-struct BatchNormSingleLaunch {
-  int blocks = 0;
-  int kept_rows = 0;
+  // when every tile of channels gets a resident block, in this form on the call's device
+  // (batch_norm_single_launch, read when the kernel is built). 0 blocks: always the three
+  // launches (statistics, their combination, output).
+  BatchNormSingleLaunch single_launch;
 };
 // Rows a thread of the single launch keeps in shared memory by default: x is read once for
 // them instead of twice. 16 (64 KiB a block) measured fastest of 0-20 on the H200.

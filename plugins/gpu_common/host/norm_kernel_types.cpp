@@ -99,8 +99,7 @@ BatchNormTrainKernel::Result BatchNormTrainKernel::forward(const Tensor& x, cons
                      call_.momentum,
                      call_.dtype,
                      sm_count_,
-                     single_launch_.blocks,
-                     single_launch_.kept_rows};
+                     single_launch_};
   const Tensor scratch = workspace(batch_norm_training_workspace_bytes(args), x.device());
   launch_batch_norm(args, true, scratch.data_ptr(), stream_of(x));
   return r;
@@ -126,7 +125,8 @@ Tensor BatchNormInferKernel::forward(const Tensor& x, const Tensor& running_mean
                      call_.eps,
                      call_.momentum,
                      call_.dtype,
-                     0};
+                     0,
+                     {}};
   launch_batch_norm(args, false, nullptr, stream_of(x));
   return y;
 }

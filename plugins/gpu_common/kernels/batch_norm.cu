@@ -481,7 +481,7 @@ struct BatchNormPlan {
 // at least one resident block; the splits then fill the device's resident blocks.
 bool plan_one_launch(const BatchNormArgs& a, BatchNormPlan& p) {
   if (a.inner != 1 || a.n == 0 || p.vec * dtype_size(a.dtype) != 16) return false;
-  const std::int64_t resident = static_cast<std::int64_t>(a.single_launch_blocks) * std::max(a.sm_count, 1);
+  const std::int64_t resident = static_cast<std::int64_t>(a.single_launch.blocks) * std::max(a.sm_count, 1);
   const std::int64_t tiles = ceil_div(a.channels / p.vec, kChannelLanes);
   if (tiles > resident) return false;
   p.one_launch = true;
@@ -548,8 +548,8 @@ void run(const BatchNormArgs& a, const BatchNormPlan& p, bool training, void* wo
     if (p.one_launch) {
       const dim3 grid(blocks_for(a.channels / kVec, kChannelLanes), static_cast<unsigned>(p.splits));
       launch_cooperative(train_channels_last_resident<T, kVec>, grid, dim3(kChannelLanes, kRowLanes),
-                         kept_bytes(a.single_launch_kept_rows), s, x, static_cast<T*>(a.y), partial, affine, a.n,
-                         a.channels, outputs, a.single_launch_kept_rows);
+                         kept_bytes(a.single_launch.kept_rows), s, x, static_cast<T*>(a.y), partial, affine, a.n,
+                         a.channels, outputs, a.single_launch.kept_rows);
       return;
     }
   }

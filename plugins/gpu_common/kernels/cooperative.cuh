@@ -37,30 +37,6 @@ int resident_blocks_per_multiprocessor(Kernel kernel, int threads, std::size_t d
   return blocks;
 }
 
-// Lets `kernel` take `bytes` of dynamic shared memory, past the default per-block limit where the
-// device allows it; false where it does not (the device's limit is below `bytes`).
-template <class Kernel>
-bool allow_dynamic_shared_memory(Kernel kernel, std::size_t bytes) {
-#if defined(TILEOPS_GPU_HIP)
-  const hipError_t status = hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                                hipFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-  if (status == hipErrorInvalidValue) {
-    (void)hipGetLastError();  // the refusal is the answer, not a fault
-    return false;
-  }
-  check(status, "allowing a kernel dynamic shared memory");
-#else
-  const cudaError_t status =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-  if (status == cudaErrorInvalidValue) {
-    (void)cudaGetLastError();  // the refusal is the answer, not a fault
-    return false;
-  }
-  check(status, "allowing a kernel dynamic shared memory");
-#endif
-  return true;
-}
-
 // Starts `kernel` with every block resident at once (so that it may call grid_barrier); throws
 // RuntimeError where the device cannot hold the grid.
 template <class... Params>

@@ -1,10 +1,12 @@
 // What the launchers of the shared kernels have in common: mapping a DType to its element
-// type, grid sizing, alignment tests and the launch check.
+// type, grid sizing, alignment tests, the launch check and raising a kernel's shared memory limit.
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <string>
 
 #include "../device/elements.hpp"
@@ -87,6 +89,31 @@ inline unsigned blocks_for(std::int64_t work, std::int64_t per_block, std::int64
 // vendor) and kept within [64, limit].
 inline int threads_for(std::int64_t needed, int limit) {
   return static_cast<int>(std::clamp<std::int64_t>(ceil_div(needed, 64) * 64, 64, limit));
+}
+
+// Lets `kernel` take `bytes` of dynamic shared memory, past the default per-block limit where the
+// device allows it; false where it does not (the device's limit is below `bytes`).
+template <class Kernel>
+bool allow_dynamic_shared_memory(Kernel kernel, std::size_t bytes) {
+  if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) return false;
+#if defined(TILEOPS_GPU_HIP)
+  const hipError_t status = hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                                hipFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+  if (status == hipErrorInvalidValue) {
+    (void)hipGetLastError();  // the refusal is the answer, not a fault
+    return false;
+  }
+  check(status, "allowing a kernel dynamic shared memory");
+#else
+  const cudaError_t status =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+  if (status == cudaErrorInvalidValue) {
+    (void)cudaGetLastError();  // the refusal is the answer, not a fault
+    return false;
+  }
+  check(status, "allowing a kernel dynamic shared memory");
+#endif
+  return true;
 }
 
 }  // namespace tileops::gpu

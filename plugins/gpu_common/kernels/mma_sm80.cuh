@@ -68,8 +68,10 @@ void allow_shared_memory() {
   int device = 0;
   check(cudaGetDevice(&device), "reading the current device");
   const auto raise_limit = [] {
-    check(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes),
-          "raising a kernel's shared memory limit");
+    if (!allow_dynamic_shared_memory(kKernel, kBytes)) {
+      throw RuntimeError("gpu kernels: the device allows a kernel less than " + std::to_string(kBytes) +
+                         " bytes of dynamic shared memory");
+    }
   };
   if (device >= 0 && device < kDevices) std::call_once(configured[device], raise_limit);
   else raise_limit();
