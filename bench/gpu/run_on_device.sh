@@ -37,6 +37,10 @@ cd "$(dirname "$0")/../.."
 dev=${TILEOPS_DEV_DIR:-.dev}
 out=${OUT:?OUT must name the folder for the results}
 export LD_LIBRARY_PATH=$PWD/$dev/sys:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+# Libraries packed compressed (xz) to keep the carried tree under its size limit.
+for packed in "$dev"/sys/*.xz; do
+  if [ -f "$packed" ]; then xz -d -f "$packed"; fi
+done
 export PYTHONUNBUFFERED=1
 # NCCL for the nccl plugin: the one PyTorch's virtual environment brings, where present.
 nccl=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null || true)
