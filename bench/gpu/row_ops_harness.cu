@@ -2,13 +2,14 @@
 // batch_norm.cu compiled in, no plugin) on [16384, 4096] float16 against a copy of the same bytes,
 // each launched alone back to back: what the kernels reach without the op call around them, the
 // cost a stream-ordered allocation per call adds, the flat kernels' block shapes at two sizes, the
-// row kernels' block shapes, batch norm's output pass at rows per thread and statistics pass at
+// row kernels' block shapes and grids (one block a row against the resident blocks looping, at
+// 2048 to 16384 rows), batch norm's output pass at rows per thread and statistics pass at
 // split counts, and the launchers' whole batch norm (training as three launches and as one
 // keeping 0 to 24 rows a thread on chip, also at [2048, 4096] against a copy of that size);
 // before them, GELU's erf form's error over
 // every float16 input from -16 to 4. The figures behind the launchers' choices. With the argument
 // `profile` it launches each launcher's 16-bit kernels once (GELU erf, RMSNorm, LayerNorm and
-// softmax in bfloat16, batch norm inference and training in float16) and stops: a profiler's
+// softmax in bfloat16, LayerNorm in float16, batch norm inference and training in float16) and stops: a profiler's
 // target (`ncu -k regex:. row_ops_harness profile`). Built as bench/gpu/row_ops_harness by the CUDA build, or alone from the repository root:
 //   nvcc -std=c++20 -gencode=arch=compute_90a,code=sm_90a -O2 -I core/include
 //        -I <build>/core/include -I plugins/gpu_common/host bench/gpu/row_ops_harness.cu -o row_ops_harness
@@ -180,6 +181,43 @@ void batch_norm_training_rows(BatchNormCase bn, double copy, const char* shape) 
   harness::cuda(cudaFree(y_three), "free");
 }
 
+// The row kernels the launchers choose at 4096 columns, on one block per row (or per two) and on
+// exactly the device's resident blocks looping over rows, from under two waves to 15.5, each
+// against a copy of the same bytes: the figures behind kResidentGridWaves.
+void row_grid_forms(void* x, void* y, void* w, void* b) {
+  int sm_count = 0;
+  harness::cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "sm count");
+  std::printf("\n| kernel | rows | waves | same-size copy ms | one block a row | resident blocks |\n"
+              "| --- | ---: | ---: | ---: | ---: | ---: |\n");
+  const auto forms = [&]<class K>(const char* name, const K& k, const auto& launch) {
+    const std::int64_t resident = k.resident_blocks(sm_count);
+    for (const std::int64_t rows : {2048, 3072, 4096, 6144, 8192, 16384}) {
+      const double copy = time_ms([&] {
+        harness::cuda(cudaMemcpyAsync(y, x, static_cast<std::size_t>(rows * kN) * 2, cudaMemcpyDeviceToDevice), "copy");
+      });
+      const std::int64_t blocks = ceil_div(rows, k.rows_per_block);
+      const double per_row = time_ms([&] { launch(k, static_cast<unsigned>(blocks), rows); });
+      const double looping = time_ms([&] { launch(k, static_cast<unsigned>(resident), rows); });
+      std::printf("| %s | %lld | %.2f | %.4f | %.4f (%.0f%%) | %.4f (%.0f%%) |\n", name, static_cast<long long>(rows),
+                  static_cast<double>(blocks) / static_cast<double>(resident), copy, per_row, 100 * copy / per_row,
+                  looping, 100 * copy / looping);
+      std::fflush(stdout);
+    }
+  };
+  const auto norm = [&]<class T>(const RowKernel<RowNormKernelFn<T>>& k, unsigned grid, std::int64_t rows) {
+    k.kernel<<<grid, k.threads>>>(static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(b),
+                                  static_cast<T*>(y), rows, kN, 1e-5f);
+  };
+  const auto softmax = [&]<class T>(const RowKernel<SoftmaxRowKernelFn<T>>& k, unsigned grid, std::int64_t rows) {
+    k.kernel<<<grid, k.threads>>>(static_cast<const T*>(x), static_cast<T*>(y), rows, kN);
+  };
+  forms("rms_norm float16", row_norm_kernel<f16, 8, false>(kN), norm);
+  forms("layer_norm float16", row_norm_kernel<f16, 8, true>(kN), norm);
+  forms("layer_norm bfloat16", row_norm_kernel<bf16, 8, true>(kN), norm);
+  forms("softmax float16", softmax_row_kernel<f16, 8>(kN), softmax);
+  forms("softmax bfloat16", softmax_row_kernel<bf16, 8>(kN), softmax);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -208,6 +246,7 @@ int main(int argc, char** argv) {
     launch_gelu({x, y, kRows * kN, DType::bfloat16, false}, nullptr);
     launch_rms_norm(norm, nullptr);
     launch_layer_norm(norm, nullptr);
+    launch_layer_norm({x, w, b, y, kRows, kN, 1e-5f, DType::float16}, nullptr);
     launch_softmax({x, y, kRows, kN, 1, DType::bfloat16}, nullptr);
     const BatchNormCase bn = batch_norm_case(x, y, kRows);
     launch_batch_norm(bn.args, false, nullptr, nullptr);
@@ -329,6 +368,8 @@ int main(int argc, char** argv) {
   row("softmax packs 2 threads 256", [&] {
     softmax_rows_in_registers<f16, 8, 2><<<blocks_for(kRows, 1), 256>>>(xf, yf, kRows, kN);
   });
+  row_grid_forms(x, y, w, b);
+  std::printf("\n| kernel | ms | of copy |\n| --- | ---: | ---: |\n");
   // Batch norm over [16384, 4096] as [n, channels]: the output pass at rows per thread, the
   // statistics pass at split counts, then the launcher's whole op.
   std::vector<float> affine_host(static_cast<std::size_t>(kN) * 4);

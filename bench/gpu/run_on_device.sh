@@ -22,6 +22,8 @@
 #                    and RoPE against torch (families_vs_torch.py)
 #   row_ops.md       the memory-bound kernels alone against a same-size copy, at the block shapes
 #                    their launchers choose among (row_ops_harness)
+#   row_ops_profile.txt  with --row-ops where ncu is present: the row kernels' profile (throughput,
+#                    occupancy, warp stalls, instruction mix) at [16384, 4096]
 #   tensor_parallel.md  the tensor-parallel MLP (bench/gpu/tensor_parallel.sh) with one rank
 #   collective_bandwidth.md  the collectives against torch.distributed with one rank, to 256 MiB
 # --collectives runs tileops info, the GPU tests, the tensor-parallel MLP and the collectives'
@@ -81,6 +83,11 @@ if [ "${1:-}" = "--row-ops" ]; then
   tail -n 4 "$out/gpu_tests.log"
   "$dev/bin/row_ops_harness" >"$out/row_ops.md" 2>&1 || status=1
   cat "$out/row_ops.md"
+  if command -v ncu >/dev/null; then
+    ncu --clock-control none -k regex:'row_norm|softmax_rows' --section SpeedOfLight --section Occupancy \
+      --section LaunchStats --section WarpStateStats --section InstructionStats --section MemoryWorkloadAnalysis \
+      "$dev/bin/row_ops_harness" profile >"$out/row_ops_profile.txt" 2>&1 || status=1
+  fi
   python3 bench/gpu/compare_torch.py "$dev/bin/gpu_op_bench" --json "$out/gpu_bench.json" \
     --markdown "$out/gpu_bench.md" >/dev/null || status=1
   exit $status

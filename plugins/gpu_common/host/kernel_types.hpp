@@ -36,8 +36,11 @@ using GpuFloatKernel = FloatOnly<GpuKernel>;
 
 class RMSNormKernel final : public ops::RMSNormFwdOp::RmsNorm::Impl<GpuFloatKernel> {
  public:
-  using Impl::Impl;
+  explicit RMSNormKernel(const Call& call);
   Tensor forward(const Tensor& x, const Tensor& weight) override;
+
+ private:
+  std::int64_t resident_blocks_;  // of its row kernel on the call's device
 };
 
 class FusedAddRMSNormKernel final : public ops::FusedAddRMSNormFwdOp::FusedAddRmsNorm::Impl<GpuFloatKernel> {
@@ -48,15 +51,21 @@ class FusedAddRMSNormKernel final : public ops::FusedAddRMSNormFwdOp::FusedAddRm
 
 class LayerNormKernel final : public ops::LayerNormFwdOp::LayerNorm::Impl<GpuFloatKernel> {
  public:
-  using Impl::Impl;
+  explicit LayerNormKernel(const Call& call);
   Tensor forward(const Tensor& x, const Tensor& weight, const Tensor& bias) override;
+
+ private:
+  std::int64_t resident_blocks_;  // of its row kernel on the call's device
 };
 
 // Along the last axis (inner == 1) and along any inner axis.
 class SoftmaxKernel final : public ops::SoftmaxFwdOp::Softmax::Impl<GpuFloatKernel> {
  public:
-  using Impl::Impl;
+  explicit SoftmaxKernel(const Call& call);
   Tensor forward(const Tensor& x) override;
+
+ private:
+  std::int64_t resident_blocks_;  // of its row kernel on the call's device
 };
 
 class RopeKernel final : public ops::RopeFwdOp::Rope::Impl<GpuFloatKernel> {

@@ -31,11 +31,22 @@ struct RowNormArgs {
   std::int64_t n;
   float eps;
   DType dtype;  // float32, float16 or bfloat16, for x, y, weight and bias
+  // Blocks of the launch's kernel the call's device holds at once (rms_norm_resident_blocks or
+  // layer_norm_resident_blocks, counted when the kernel type is made); 0: not known. Where one
+  // block per row would fill them between one and a few times over, the grid is these blocks,
+  // each looping over rows (row_blocks in kernels/launch.cuh).
+  std::int64_t resident_blocks = 0;
 };
 // y = x / sqrt(mean(x^2) + eps) * weight, accumulated in float.
 void launch_rms_norm(const RowNormArgs& args, void* stream);
 // y = (x - mean) / sqrt(biased var + eps) * weight + bias, accumulated in float.
 void launch_layer_norm(const RowNormArgs& args, void* stream);
+// Blocks of the kernel launch_rms_norm (launch_layer_norm) takes for rows of n elements of dtype
+// in 16-byte-aligned tensors that the current device, of sm_count multiprocessors, holds at once.
+// Queries the device: call it when a kernel type is made, not per call. Throws TypeError for a
+// dtype the kernels do not take.
+std::int64_t rms_norm_resident_blocks(std::int64_t n, DType dtype, int sm_count);
+std::int64_t layer_norm_resident_blocks(std::int64_t n, DType dtype, int sm_count);
 
 // residual = x + residual, rounded to dtype and stored in place, then y = r / sqrt(mean(r^2) +
 // eps) * weight with r the stored residual, accumulated in float; x, residual and y contiguous
@@ -61,8 +72,12 @@ struct SoftmaxArgs {
   std::int64_t n;
   std::int64_t inner;
   DType dtype;  // float32, float16 or bfloat16
+  // For inner == 1, as RowNormArgs::resident_blocks, from softmax_resident_blocks.
+  std::int64_t resident_blocks = 0;
 };
 void launch_softmax(const SoftmaxArgs& args, void* stream);
+// As rms_norm_resident_blocks, for softmax along rows of n elements (inner == 1).
+std::int64_t softmax_resident_blocks(std::int64_t n, DType dtype, int sm_count);
 
 // y[m, j] = silu(x[m, j]) * x[m, n + j] for contiguous x [rows, 2n] and y [rows, n].
 struct SiluAndMulArgs {

@@ -7,11 +7,25 @@ namespace tileops::gpu {
 
 int sm_count_of(const CallSpec& call) { return runtime()->facts(call.device ? call.device->index() : 0).sm_count; }
 
+namespace {
+
+// The row kernels' resident blocks on the call's device, counted once per kernel type.
+template <class RowCall, class Count>
+std::int64_t resident_blocks_of(const RowCall& call, Count count) {
+  DeviceGuard on(call.device ? call.device->index() : 0);
+  return count(call.n, call.dtype, sm_count_of(call));
+}
+
+}  // namespace
+
+RMSNormKernel::RMSNormKernel(const Call& call)
+    : Impl(call), resident_blocks_(resident_blocks_of(call, rms_norm_resident_blocks)) {}
+
 Tensor RMSNormKernel::forward(const Tensor& x, const Tensor& weight) {
   DeviceGuard on(x.device().index());
   Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
   launch_rms_norm({x.data_ptr(), data_or_null(weight), nullptr, y.data_ptr(), rows_of(x, call_.n), call_.n,
-                   static_cast<float>(call_.eps), call_.dtype},
+                   static_cast<float>(call_.eps), call_.dtype, resident_blocks_},
                   stream_of(x));
   return y;
 }
@@ -25,20 +39,27 @@ Tensor FusedAddRMSNormKernel::forward(const Tensor& x, const Tensor& residual, c
   return y;
 }
 
+LayerNormKernel::LayerNormKernel(const Call& call)
+    : Impl(call), resident_blocks_(resident_blocks_of(call, layer_norm_resident_blocks)) {}
+
 Tensor LayerNormKernel::forward(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   DeviceGuard on(x.device().index());
   Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
   launch_layer_norm({x.data_ptr(), data_or_null(weight), data_or_null(bias), y.data_ptr(), rows_of(x, call_.n), call_.n,
-                     static_cast<float>(call_.eps), call_.dtype},
+                     static_cast<float>(call_.eps), call_.dtype, resident_blocks_},
                     stream_of(x));
   return y;
 }
+
+SoftmaxKernel::SoftmaxKernel(const Call& call)
+    : Impl(call), resident_blocks_(call.inner == 1 ? resident_blocks_of(call, softmax_resident_blocks) : 0) {}
 
 Tensor SoftmaxKernel::forward(const Tensor& x) {
   DeviceGuard on(x.device().index());
   Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
   const std::int64_t run = call_.n * call_.inner;
-  launch_softmax({x.data_ptr(), y.data_ptr(), run == 0 ? 0 : x.numel() / run, call_.n, call_.inner, call_.dtype},
+  launch_softmax({x.data_ptr(), y.data_ptr(), run == 0 ? 0 : x.numel() / run, call_.n, call_.inner, call_.dtype,
+                  resident_blocks_},
                  stream_of(x));
   return y;
 }

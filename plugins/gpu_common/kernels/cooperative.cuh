@@ -23,20 +23,6 @@ namespace tileops::gpu {
 // to all. Only in a kernel started by launch_cooperative.
 __device__ __forceinline__ void grid_barrier() { cooperative_groups::this_grid().sync(); }
 
-// Blocks of `threads` threads and `dynamic` bytes of dynamic shared memory that one
-// multiprocessor of the current device holds at once.
-template <class Kernel>
-int resident_blocks_per_multiprocessor(Kernel kernel, int threads, std::size_t dynamic) {
-  int blocks = 0;
-#if defined(TILEOPS_GPU_HIP)
-  check(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(kernel), threads, dynamic),
-        "sizing a cooperative grid");
-#else
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dynamic), "sizing a cooperative grid");
-#endif
-  return blocks;
-}
-
 // Starts `kernel` with every block resident at once (so that it may call grid_barrier); throws
 // RuntimeError where the device cannot hold the grid.
 template <class... Params>

@@ -85,6 +85,23 @@ inline unsigned blocks_for(std::int64_t work, std::int64_t per_block, std::int64
   return static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(work, per_block), 1, cap));
 }
 
+// Grids of one block per row (or per few rows) that fill the device's resident blocks at least
+// once and fewer than this many times run faster as exactly the resident blocks, each looping
+// over rows: at [2048, 4096] 16-bit on an H100 (1.94 waves), RMSNorm went from 91% to 101% of a
+// same-size copy and LayerNorm from 78-84% to 82-91%, while at [16384, 4096] (15.5 waves) the
+// looping grid lost 6-10 points against one block a row.
+inline constexpr std::int64_t kResidentGridWaves = 4;
+
+// Blocks for `rows` rows of a row kernel whose blocks take `rows_per_block` rows at a time and
+// loop over the rest, where the device holds `resident` of its blocks at once (0: not known):
+// one block per rows_per_block rows, or the resident blocks alone where that grid is between one
+// and kResidentGridWaves waves.
+inline unsigned row_blocks(std::int64_t rows, std::int64_t rows_per_block, std::int64_t resident) {
+  const std::int64_t blocks = ceil_div(rows, rows_per_block);
+  if (resident > 0 && blocks > resident && blocks < kResidentGridWaves * resident) return blocks_for(resident, 1);
+  return blocks_for(rows, rows_per_block);
+}
+
 // Threads for `needed` lanes of work, rounded up to 64 (a whole number of warps on every
 // vendor) and kept within [64, limit].
 inline int threads_for(std::int64_t needed, int limit) {
@@ -115,5 +132,35 @@ bool allow_dynamic_shared_memory(Kernel kernel, std::size_t bytes) {
 #endif
   return true;
 }
+
+// Blocks of `threads` threads and `dynamic` bytes of dynamic shared memory that one
+// multiprocessor of the current device holds at once.
+template <class Kernel>
+int resident_blocks_per_multiprocessor(Kernel kernel, int threads, std::size_t dynamic) {
+  int blocks = 0;
+#if defined(TILEOPS_GPU_HIP)
+  check(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(kernel), threads, dynamic),
+        "counting a kernel's resident blocks");
+#else
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dynamic),
+        "counting a kernel's resident blocks");
+#endif
+  return blocks;
+}
+
+// A row kernel as a launcher chose it for a row length: the kernel, its block size and the rows
+// a block takes at a time (it loops over further rows a grid-stride apart).
+template <class Kernel>
+struct RowKernel {
+  Kernel kernel;
+  int threads;
+  int rows_per_block;
+
+  // Blocks of it that the current device, of `sm_count` multiprocessors, holds at once.
+  std::int64_t resident_blocks(int sm_count) const {
+    return static_cast<std::int64_t>(resident_blocks_per_multiprocessor(kernel, threads, 0)) * sm_count;
+  }
+  unsigned grid(std::int64_t rows, std::int64_t resident) const { return row_blocks(rows, rows_per_block, resident); }
+};
 
 }  // namespace tileops::gpu

@@ -160,36 +160,22 @@ __global__ void __launch_bounds__(1024)
   }
 }
 
-template <class T, int kVec, bool kLayerNorm>
-struct RowNormLauncher {
-  const RowNormArgs& a;
-  NativeStream stream;
+template <class T>
+using RowNormKernelFn = void (*)(const T*, const T*, const T*, T*, std::int64_t, std::int64_t, float);
 
-  // As many packs per thread as the register budget holds while the block keeps at least
-  // kRowMinThreads threads: more of a row in flight per thread and fewer threads to reduce over.
-  // Rows too long for the budget at 1024 threads are streamed instead (false).
-  template <int kPacks = kMaxPacks<T, kVec>>
-  bool in_registers() const {
-    const std::int64_t threads = ceil_div(ceil_div(a.n, kVec), kPacks);
-    if (threads > 1024) return false;
-    if constexpr (kPacks > 1) {
-      if (threads < kRowMinThreads) return in_registers<kPacks / 2>();
-    }
-    constexpr int kRows = sizeof(T) == 2 && kVec > 1 && 2 * kPacks <= kMaxPacks<T, kVec> ? 2 : 1;
-    row_norm_in_registers<T, kVec, kPacks, kRows, kLayerNorm>
-        <<<blocks_for(a.rows, kRows), threads_for(threads, 1024), 0, stream>>>(
-            static_cast<const T*>(a.x), static_cast<const T*>(a.weight), static_cast<const T*>(a.bias),
-            static_cast<T*>(a.y), a.rows, a.n, a.eps);
-    return true;
+// The kernel for rows of n elements: as many packs per thread as the register budget holds while
+// the block keeps at least kRowMinThreads threads (more of a row in flight per thread and fewer
+// threads to reduce over); rows too long for the budget at 1024 threads are streamed.
+template <class T, int kVec, bool kLayerNorm, int kPacks = kMaxPacks<T, kVec>>
+RowKernel<RowNormKernelFn<T>> row_norm_kernel(std::int64_t n) {
+  const std::int64_t threads = ceil_div(ceil_div(n, kVec), kPacks);
+  if (threads > 1024) return {row_norm_streamed<T, kVec, kLayerNorm>, 1024, 1};
+  if constexpr (kPacks > 1) {
+    if (threads < kRowMinThreads) return row_norm_kernel<T, kVec, kLayerNorm, kPacks / 2>(n);
   }
-
-  void operator()() const {
-    if (in_registers()) return;
-    row_norm_streamed<T, kVec, kLayerNorm><<<blocks_for(a.rows, 1), 1024, 0, stream>>>(
-        static_cast<const T*>(a.x), static_cast<const T*>(a.weight), static_cast<const T*>(a.bias),
-        static_cast<T*>(a.y), a.rows, a.n, a.eps);
-  }
-};
+  constexpr int kRows = sizeof(T) == 2 && kVec > 1 && 2 * kPacks <= kMaxPacks<T, kVec> ? 2 : 1;
+  return {row_norm_in_registers<T, kVec, kPacks, kRows, kLayerNorm>, threads_for(threads, 1024), kRows};
+}
 
 // residual += x, rounded to T and stored, then y from the stored values; one block per row at
 // a time. With kPacks > 0 each thread's share of the row (at most kPacks packs) stays in
@@ -296,19 +282,40 @@ void launch_row_norm(const RowNormArgs& a, void* stream, const char* name) {
     using T = decltype(tag);
     constexpr int kVec = kVec16<T>;
     const bool wide = a.n % kVec == 0 && aligned16(a.x) && aligned16(a.y) && aligned16(a.weight) && aligned16(a.bias);
-    if (wide) {
-      RowNormLauncher<T, kVec, kLayerNorm>{a, native_stream(stream)}();
-    } else {
-      RowNormLauncher<T, 1, kLayerNorm>{a, native_stream(stream)}();
-    }
+    const RowKernel<RowNormKernelFn<T>> k =
+        wide ? row_norm_kernel<T, kVec, kLayerNorm>(a.n) : row_norm_kernel<T, 1, kLayerNorm>(a.n);
+    // resident_blocks counts the form for aligned tensors; misaligned ones take the narrow form.
+    const std::int64_t resident = wide || a.n % kVec != 0 ? a.resident_blocks : 0;
+    k.kernel<<<k.grid(a.rows, resident), k.threads, 0, native_stream(stream)>>>(
+        static_cast<const T*>(a.x), static_cast<const T*>(a.weight), static_cast<const T*>(a.bias),
+        static_cast<T*>(a.y), a.rows, a.n, a.eps);
   });
   check_launch(name);
+}
+
+template <bool kLayerNorm>
+std::int64_t row_norm_resident_blocks(std::int64_t n, DType dtype, int sm_count, const char* name) {
+  if (n == 0) return 0;
+  std::int64_t resident = 0;
+  with_float_type(dtype, name, [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    resident = n % kVec == 0 ? row_norm_kernel<T, kVec, kLayerNorm>(n).resident_blocks(sm_count)
+                             : row_norm_kernel<T, 1, kLayerNorm>(n).resident_blocks(sm_count);
+  });
+  return resident;
 }
 
 }  // namespace
 
 void launch_rms_norm(const RowNormArgs& args, void* stream) { launch_row_norm<false>(args, stream, "rms_norm"); }
 void launch_layer_norm(const RowNormArgs& args, void* stream) { launch_row_norm<true>(args, stream, "layer_norm"); }
+std::int64_t rms_norm_resident_blocks(std::int64_t n, DType dtype, int sm_count) {
+  return row_norm_resident_blocks<false>(n, dtype, sm_count, "rms_norm");
+}
+std::int64_t layer_norm_resident_blocks(std::int64_t n, DType dtype, int sm_count) {
+  return row_norm_resident_blocks<true>(n, dtype, sm_count, "layer_norm");
+}
 
 void launch_fused_add_rms_norm(const FusedAddRmsNormArgs& a, void* stream) {
   if (a.rows == 0 || a.n == 0) return;

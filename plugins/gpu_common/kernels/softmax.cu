@@ -3,6 +3,8 @@
 // max and rescaled sum per thread) and one output pass. Over an inner axis (inner > 1), each
 // thread owns one column and makes the same two passes down it, reads coalesced across the
 // columns.
+#include <optional>
+
 #include "../host/launchers.hpp"
 #include "launch.cuh"
 
@@ -125,32 +127,31 @@ __global__ void softmax_columns(const T* __restrict__ x, T* __restrict__ y, std:
   }
 }
 
+template <class T>
+using SoftmaxRowKernelFn = void (*)(const T*, T*, std::int64_t, std::int64_t);
+
+// A row of n held in registers by blocks of at most max_threads threads, each holding the
+// fewest packs that do it; none where the register budget falls short.
+template <class T, int kVec, int kPacks = 1>
+std::optional<RowKernel<SoftmaxRowKernelFn<T>>> softmax_in_registers(std::int64_t n, std::int64_t max_threads) {
+  if constexpr (kPacks * kVec > kRegisterFloats) {
+    return std::nullopt;
+  } else {
+    const std::int64_t threads = ceil_div(ceil_div(n, kVec), kPacks);
+    if (threads > max_threads) return softmax_in_registers<T, kVec, kPacks * 2>(n, max_threads);
+    return RowKernel<SoftmaxRowKernelFn<T>>{softmax_rows_in_registers<T, kVec, kPacks>, threads_for(threads, 1024), 1};
+  }
+}
+
+// The kernel for rows of n elements: in registers where they fit, preferring blocks of at most
+// 256 threads with a few packs each (more loads in flight per thread); else streamed.
 template <class T, int kVec>
-struct RowSoftmaxLauncher {
-  const SoftmaxArgs& a;
-  std::int64_t rows;
-  NativeStream stream;
-
-  template <int kPacks>
-  bool in_registers(int max_threads) const {
-    if constexpr (kPacks * kVec > kRegisterFloats) {
-      return false;
-    } else {
-      const std::int64_t threads = ceil_div(ceil_div(a.n, kVec), kPacks);
-      if (threads > max_threads) return in_registers<kPacks * 2>(max_threads);
-      softmax_rows_in_registers<T, kVec, kPacks><<<blocks_for(rows, 1), threads_for(threads, 1024), 0, stream>>>(
-          static_cast<const T*>(a.x), static_cast<T*>(a.y), rows, a.n);
-      return true;
-    }
+RowKernel<SoftmaxRowKernelFn<T>> softmax_row_kernel(std::int64_t n) {
+  for (const std::int64_t max_threads : {256, 512, 1024}) {
+    if (const auto k = softmax_in_registers<T, kVec>(n, max_threads)) return *k;
   }
-
-  void operator()() const {
-    // Blocks of at most 256 threads with a few packs each keep more loads in flight per thread.
-    if (in_registers<1>(256) || in_registers<1>(512) || in_registers<1>(1024)) return;
-    softmax_rows_streamed<T, kVec>
-        <<<blocks_for(rows, 1), 1024, 0, stream>>>(static_cast<const T*>(a.x), static_cast<T*>(a.y), rows, a.n);
-  }
-};
+  return {softmax_rows_streamed<T, kVec>, 1024, 1};
+}
 
 }  // namespace
 
@@ -162,13 +163,28 @@ void launch_softmax(const SoftmaxArgs& a, void* stream) {
     if (a.inner != 1) {
       softmax_columns<T><<<blocks_for(a.outer * a.inner, 256), 256, 0, native_stream(stream)>>>(
           static_cast<const T*>(a.x), static_cast<T*>(a.y), a.outer, a.n, a.inner);
-    } else if (a.n % kVec == 0 && aligned16(a.x) && aligned16(a.y)) {
-      RowSoftmaxLauncher<T, kVec>{a, a.outer, native_stream(stream)}();
     } else {
-      RowSoftmaxLauncher<T, 1>{a, a.outer, native_stream(stream)}();
+      const bool wide = a.n % kVec == 0 && aligned16(a.x) && aligned16(a.y);
+      const RowKernel<SoftmaxRowKernelFn<T>> k = wide ? softmax_row_kernel<T, kVec>(a.n) : softmax_row_kernel<T, 1>(a.n);
+      // resident_blocks counts the form for aligned tensors; misaligned ones take the narrow form.
+      const std::int64_t resident = wide || a.n % kVec != 0 ? a.resident_blocks : 0;
+      k.kernel<<<k.grid(a.outer, resident), k.threads, 0, native_stream(stream)>>>(
+          static_cast<const T*>(a.x), static_cast<T*>(a.y), a.outer, a.n);
     }
   });
   check_launch("softmax");
+}
+
+std::int64_t softmax_resident_blocks(std::int64_t n, DType dtype, int sm_count) {
+  if (n == 0) return 0;
+  std::int64_t resident = 0;
+  with_float_type(dtype, "softmax", [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int kVec = kVec16<T>;
+    resident = n % kVec == 0 ? softmax_row_kernel<T, kVec>(n).resident_blocks(sm_count)
+                             : softmax_row_kernel<T, 1>(n).resident_blocks(sm_count);
+  });
+  return resident;
 }
 
 }  // namespace tileops::gpu
