@@ -85,12 +85,13 @@ inline unsigned blocks_for(std::int64_t work, std::int64_t per_block, std::int64
   return static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(work, per_block), 1, cap));
 }
 
-// Grids of one block per row (or per few rows) that fill the device's resident blocks at least
-// once and fewer than this many times run faster as exactly the resident blocks, each looping
-// over rows: at [2048, 4096] 16-bit on an H100 (1.94 waves), RMSNorm went from 91% to 101% of a
-// same-size copy and LayerNorm from 78-84% to 82-91%, while at [16384, 4096] (15.5 waves) the
-// looping grid lost 6-10 points against one block a row.
-inline constexpr std::int64_t kResidentGridWaves = 4;
+// Grids of one block per row (or per two) that fill the device's resident blocks at least once
+// and fewer than twice run faster as exactly the resident blocks, each looping over rows. On an
+// H100 at 4096 16-bit columns (row_ops_harness), at 1.7-1.9 waves the looping grid took RMSNorm
+// from 84% to 89% of a same-size copy, LayerNorm from 71-81% to 77-87% and softmax from 86-87% to
+// 89-91%; at 2.6-2.9 waves the two were level within 2 points either way, and from 3.5 waves on
+// one block a row was faster (at 15.5 waves by 9-11 points).
+inline constexpr std::int64_t kResidentGridWaves = 2;
 
 // Blocks for `rows` rows of a row kernel whose blocks take `rows_per_block` rows at a time and
 // loop over the rest, where the device holds `resident` of its blocks at once (0: not known):

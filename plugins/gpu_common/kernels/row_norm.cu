@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(1024)
         if (row0 + r < rows && column(p) < n) {
 #pragma unroll
           for (int k = 0; k < kVec; ++k) {
-            const float f = to_float(v[r][p].v[k]);
+            const float f = pack_float(v[r][p], k);
             acc[r] += kLayerNorm ? f : f * f;
           }
         }
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(1024)
           if (row0 + r < rows && column(p) < n) {
 #pragma unroll
             for (int k = 0; k < kVec; ++k) {
-              const float d = to_float(v[r][p].v[k]) - mean[r];
+              const float d = pack_float(v[r][p], k) - mean[r];
               centred[r] += d * d;
             }
           }
@@ -91,15 +91,14 @@ __global__ void __launch_bounds__(1024)
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         if (row0 + r >= rows) continue;
-        Pack<T, kVec> out;
+        float o[kVec];
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
-          float o = (to_float(v[r][p].v[k]) - mean[r]) * scale[r];
-          if (weight != nullptr) o *= to_float(w.v[k]);
-          if (bias != nullptr) o += to_float(b.v[k]);
-          out.v[k] = store_as<T>(o);
+          o[k] = (pack_float(v[r][p], k) - mean[r]) * scale[r];
+          if (weight != nullptr) o[k] *= pack_float(w, k);
+          if (bias != nullptr) o[k] += pack_float(b, k);
         }
-        store_pack(y + (row0 + r) * n + column(p), out);
+        store_pack(y + (row0 + r) * n + column(p), pack_from_floats<T>(o));
       }
     }
   }

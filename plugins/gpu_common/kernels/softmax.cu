@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(1024)
         const Pack<T, kVec> in = load_pack<kVec>(xr + e);
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
-          v[p][k] = to_float(in.v[k]);
+          v[p][k] = pack_float(in, k);
           local_max = fmaxf(local_max, v[p][k]);
         }
       }
@@ -77,10 +77,9 @@ __global__ void __launch_bounds__(1024)
     for (int p = 0; p < kPacks; ++p) {
       const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
       if (e < n) {
-        Pack<T, kVec> out;
 #pragma unroll
-        for (int k = 0; k < kVec; ++k) out.v[k] = store_as<T>(v[p][k] * inv_sum);
-        store_pack(yr + e, out);
+        for (int k = 0; k < kVec; ++k) v[p][k] *= inv_sum;
+        store_pack(yr + e, pack_from_floats<T>(v[p]));
       }
     }
   }
