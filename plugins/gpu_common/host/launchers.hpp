@@ -33,7 +33,7 @@ struct RowNormArgs {
   DType dtype;  // float32, float16 or bfloat16, for x, y, weight and bias
   // Blocks of the launch's kernel the call's device holds at once (rms_norm_resident_blocks or
   // layer_norm_resident_blocks, counted when the kernel type is made); 0: not known. Where one
-  // block per row would fill them between one and a few times over, the grid is these blocks,
+  // block per row would fill them more than once and less than twice, the grid is these blocks,
   // each looping over rows (row_blocks in kernels/launch.cuh).
   std::int64_t resident_blocks = 0;
 };
