@@ -9,7 +9,8 @@
 // before them, GELU's erf form's error over
 // every float16 input from -16 to 4. The figures behind the launchers' choices. With the argument
 // `profile` it launches each launcher's 16-bit kernels once (GELU erf, RMSNorm, LayerNorm and
-// softmax in bfloat16, LayerNorm in float16, batch norm inference and training in float16) and stops: a profiler's
+// softmax in bfloat16, LayerNorm in float16, batch norm inference and training in float16, training as one
+// launch keeping 16 rows and none, as three launches and over [2048, 4096]) and stops: a profiler's
 // target (`ncu -k regex:. row_ops_harness profile`). Built as bench/gpu/row_ops_harness by the CUDA build, or alone from the repository root:
 //   nvcc -std=c++20 -gencode=arch=compute_90a,code=sm_90a -O2 -I core/include
 //        -I <build>/core/include -I plugins/gpu_common/host bench/gpu/row_ops_harness.cu -o row_ops_harness
@@ -42,6 +43,11 @@ struct GeluErfPlain {
     return store_as<T>(0.5f * f * (1.0f + erff(f * 0.70710678118654752f)));
   }
 };
+// A cooperative kernel that does nothing but cross `barriers` grid barriers: the fixed cost of the
+// single-launch batch norm's launch and of its two barriers.
+__global__ void grid_barriers_only(int barriers) {
+  for (int i = 0; i < barriers; ++i) tileops::gpu::grid_barrier();
+}
 }  // namespace harness
 
 namespace {
@@ -140,6 +146,18 @@ void batch_norm_training_rows(BatchNormCase bn, double copy, const char* shape) 
       harness::time_ms([&] { launch_batch_norm(three.args, true, three.workspace, nullptr); });
   std::printf("| batch_norm training%s (launcher, three launches) | %.4f | %.0f%% (three transfers: %.0f%%) |\n",
               shape, three_ms, 100 * copy / three_ms, 150 * copy / three_ms);
+  // The three launches with the statistics pass in one wave of two blocks a multiprocessor, the
+  // single launch's splits, instead of the launcher's four.
+  BatchNormPlan one_wave = plan_batch_norm(three.args, true);
+  int sm_count = 0;
+  harness::cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "sm count");
+  one_wave.splits = std::min<std::int64_t>(one_wave.splits, 2 * sm_count / (kN / 8 / kChannelLanes));
+  const double one_wave_ms = harness::time_ms(
+      [&] { run<f16, 8>(three.args, one_wave, true, three.workspace, native_stream(nullptr)); });
+  std::printf("| batch_norm training%s (three launches, statistics in %lld splits) | %.4f | %.0f%% (three transfers: "
+              "%.0f%%) |\n",
+              shape, static_cast<long long>(one_wave.splits), one_wave_ms, 100 * copy / one_wave_ms,
+              150 * copy / one_wave_ms);
   void* y_three = nullptr;
   harness::cuda(cudaMalloc(&y_three, bytes), "malloc");
   three.args.y = y_three;
@@ -251,6 +269,15 @@ int main(int argc, char** argv) {
     const BatchNormCase bn = batch_norm_case(x, y, kRows);
     launch_batch_norm(bn.args, false, nullptr, nullptr);
     launch_batch_norm(bn.args, true, bn.workspace, nullptr);
+    BatchNormCase keeping_none = bn;
+    keeping_none.args.single_launch = batch_norm_single_launch(DType::float16, 0);
+    launch_batch_norm(keeping_none.args, true, keeping_none.workspace, nullptr);
+    BatchNormCase three = bn;
+    three.args.single_launch = {};
+    harness::cuda(cudaMalloc(&three.workspace, batch_norm_training_workspace_bytes(three.args)), "malloc");
+    launch_batch_norm(three.args, true, three.workspace, nullptr);
+    const BatchNormCase mid = batch_norm_case(x, y, 2048);
+    launch_batch_norm(mid.args, true, mid.workspace, nullptr);
     harness::cuda(cudaDeviceSynchronize(), "profile launches");
     return 0;
   }
@@ -398,15 +425,18 @@ int main(int argc, char** argv) {
   // the whole op as the launcher runs it.
   void* partial = nullptr;
   harness::cuda(cudaMalloc(&partial, static_cast<std::size_t>(64) * kN * sizeof(Moments)), "malloc");
-  for (unsigned splits : {16u, 33u, 64u}) {
+  const auto statistics_pass = [&]<int kInFlight>(unsigned splits) {
     const dim3 grid(static_cast<unsigned>(kN / 8 / kChannelLanes), splits);
     const double ms = time_ms([&] {
-      moments_channels_last<f16, 8>
+      moments_channels_last<f16, 8, kInFlight>
           <<<grid, dim3(kChannelLanes, kRowLanes)>>>(xf, static_cast<Moments*>(partial), kRows, kN);
     });
     // A read-only pass: against half the copy's time (which reads and writes the bytes).
-    std::printf("| batch_norm statistics pass, %u splits | %.4f | %.0f%% of a read |\n", splits, ms, 100 * copy / 2 / ms);
-  }
+    std::printf("| batch_norm statistics pass, %u splits, %d in flight | %.4f | %.0f%% of a read |\n", splits,
+                kInFlight, ms, 100 * copy / 2 / ms);
+  };
+  for (unsigned splits : {16u, 33u, 64u}) statistics_pass.template operator()<8>(splits);
+  for (unsigned splits : {16u, 33u}) statistics_pass.template operator()<16>(splits);
   const BatchNormCase bn = batch_norm_case(x, y, kRows);
   row("batch_norm inference (launcher)", [&] { launch_batch_norm(bn.args, false, nullptr, nullptr); });
   batch_norm_training_rows(bn, copy, "");
@@ -416,6 +446,17 @@ int main(int argc, char** argv) {
     harness::cuda(cudaMemcpyAsync(y, x, static_cast<std::size_t>(kMidRows * kN) * 2, cudaMemcpyDeviceToDevice), "copy");
   });
   std::printf("| copy 16 MiB | %.4f | 100%% of it |\n", mid_copy);
-  batch_norm_training_rows(batch_norm_case(x, y, kMidRows), mid_copy, ", [2048, 4096]");
+  const BatchNormCase mid = batch_norm_case(x, y, kMidRows);
+  const dim3 resident_grid(static_cast<unsigned>(kN / 8 / kChannelLanes),
+                           static_cast<unsigned>(plan_batch_norm(mid.args, true).splits));
+  for (const int barriers : {0, 2}) {
+    const double ms = time_ms([&] {
+      launch_cooperative(harness::grid_barriers_only, resident_grid, dim3(kChannelLanes, kRowLanes), 0, nullptr,
+                         barriers);
+    });
+    std::printf("| cooperative launch of the single launch's grid, %d grid barriers, no work | %.4f | |\n", barriers,
+                ms);
+  }
+  batch_norm_training_rows(mid, mid_copy, ", [2048, 4096]");
   return 0;
 }
