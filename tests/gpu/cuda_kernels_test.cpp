@@ -504,13 +504,16 @@ TEST_CASE("GPU: RoPE in both forms and layouts, and LongRoPE with its factors co
 // partial tile of channels ([300, 64, 1]), tiles with a partial last one ([1000, 264]), fewer rows
 // than row lanes ([3, 264]), many rows a lane ([140000, 8]), and lanes that keep their first rows
 // on chip and stream the others, over tiles whose row count the lanes do not divide
-// ([20000, 264]). No channels at all ([4, 0], [2, 0, 5]) launch nothing.
+// ([20000, 264]). Lanes with more rows than one run of float sums (256) fold runs into their
+// double sums: [1200000, 8] in one launch and [140000, 37] in three give each lane 273 rows or
+// more on a device of up to 132 multiprocessors. No channels at all ([4, 0], [2, 0, 5]) launch
+// nothing.
 TEST_CASE("GPU: batch norm trains and infers over channels-last and spatial layouts") {
   if (cuda_or_skip() == nullptr) return;
   for (DType dt : kFloats) {
     for (const std::vector<std::int64_t>& shape :
          {std::vector<std::int64_t>{513, 37}, {4, 37, 7, 7}, {2, 3, 1000}, {300, 64, 1}, {140000, 8}, {1000, 264},
-          {20000, 264}, {3, 264}, {4, 0}, {2, 0, 5}}) {
+          {20000, 264}, {3, 264}, {1200000, 8}, {140000, 37}, {4, 0}, {2, 0, 5}}) {
       const std::int64_t c = shape[1];
       const Tensor running_var =
           Tensor::from_doubles(std::vector<double>(static_cast<std::size_t>(c), 0.75), {c}, DType::float32);
