@@ -4,10 +4,11 @@
 // cost a stream-ordered allocation per call adds, the flat kernels' block shapes at two sizes, the
 // row kernels' block shapes and grids (one block a row against the resident blocks looping, at
 // 2048 to 16384 rows), batch norm's output pass at rows per thread and statistics pass at
-// split counts, and the launchers' whole batch norm (training as three launches and as one
-// keeping 0 to 24 rows a thread on chip, also at [2048, 4096] against a copy of that size);
-// before them, GELU's erf form's error over
-// every float16 input from -16 to 4. The figures behind the launchers' choices. With the argument
+// split counts and loads in flight, and the launchers' whole batch norm (training as three
+// launches, with the statistics at the launcher's split count and in one wave, and as one
+// keeping 0 to 24 rows a thread on chip, also at [2048, 4096] against a copy of that size, beside
+// the fixed cost of a cooperative launch of that grid and of its grid barriers); before them,
+// GELU's erf form's error over every float16 input from -16 to 4. The figures behind the launchers' choices. With the argument
 // `profile` it launches each launcher's 16-bit kernels once (GELU erf, RMSNorm, LayerNorm and
 // softmax in bfloat16, LayerNorm in float16, batch norm inference and training in float16, training as one
 // launch keeping 16 rows and none, as three launches and over [2048, 4096]) and stops: a profiler's
