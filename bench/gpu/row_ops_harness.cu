@@ -147,12 +147,10 @@ void batch_norm_training_rows(BatchNormCase bn, double copy, const char* shape) 
       harness::time_ms([&] { launch_batch_norm(three.args, true, three.workspace, nullptr); });
   std::printf("| batch_norm training%s (launcher, three launches) | %.4f | %.0f%% (three transfers: %.0f%%) |\n",
               shape, three_ms, 100 * copy / three_ms, 150 * copy / three_ms);
-  // The three launches with the statistics pass in one wave of two blocks a multiprocessor, the
-  // single launch's splits, instead of the launcher's four.
+  // The three launches with the statistics pass in one wave, the single launch's splits, instead
+  // of the launcher's four blocks a multiprocessor.
   BatchNormPlan one_wave = plan_batch_norm(three.args, true);
-  int sm_count = 0;
-  harness::cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "sm count");
-  one_wave.splits = std::min<std::int64_t>(one_wave.splits, 2 * sm_count / (kN / 8 / kChannelLanes));
+  one_wave.splits = plan.splits;
   const double one_wave_ms = harness::time_ms(
       [&] { run<f16, 8>(three.args, one_wave, true, three.workspace, native_stream(nullptr)); });
   std::printf("| batch_norm training%s (three launches, statistics in %lld splits) | %.4f | %.0f%% (three transfers: "
