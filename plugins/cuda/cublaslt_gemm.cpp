@@ -81,7 +81,7 @@ std::optional<std::string> CublasLtGemmKernel::refusal(const Call& call) {
 
 CublasLtGemmKernel::CublasLtGemmKernel(const Call& call) : Impl(call) {
   if (call.m == 0 || call.n == 0 || call.k == 0) return;  // nothing to multiply: no plan
-  const int index = call.device ? call.device->index() : 0;
+  const int index = gpu::device_index_of(call);
   gpu::DeviceGuard on(index);
   handle_ = cublaslt_handle(index);
   tf32_ = call.dtype == DType::float32 && tf32_allowed();

@@ -6,11 +6,9 @@
 namespace tileops::gpu {
 namespace {
 
-int device_of(const CallSpec& call) { return call.device ? call.device->index() : 0; }
+FaultRecord* faults_of(const CallSpec& call) { return runtime()->fault_record(device_index_of(call)); }
 
-FaultRecord* faults_of(const CallSpec& call) { return runtime()->fault_record(device_of(call)); }
-
-int arch_of(const CallSpec& call) { return runtime()->facts(device_of(call)).arch; }
+int arch_of(const CallSpec& call) { return runtime()->facts(device_index_of(call)).arch; }
 
 // A workspace of `bytes` on the tensor's device, from its stream-ordered pool (undefined for 0).
 Tensor workspace(std::size_t bytes, const Tensor& like) {

@@ -6,7 +6,7 @@
 namespace tileops::gpu {
 
 EmbeddingKernel::EmbeddingKernel(const Call& call)
-    : Impl(call), faults_(runtime()->fault_record(call.device ? call.device->index() : 0)) {}
+    : Impl(call), faults_(runtime()->fault_record(device_index_of(call))) {}
 
 Tensor EmbeddingKernel::forward(const Tensor& ids, const Tensor& weight) {
   runtime()->raise_pending_fault(weight.device().index());

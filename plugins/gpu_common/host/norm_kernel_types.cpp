@@ -5,14 +5,12 @@
 
 namespace tileops::gpu {
 
-int sm_count_of(const CallSpec& call) { return runtime()->facts(call.device ? call.device->index() : 0).sm_count; }
-
 namespace {
 
 // The row kernels' resident blocks on the call's device, counted once per kernel type.
 template <class RowCall, class Count>
 std::int64_t resident_blocks_of(const RowCall& call, Count count) {
-  DeviceGuard on(call.device ? call.device->index() : 0);
+  DeviceGuard on(device_index_of(call));
   return count(call.n, call.dtype, sm_count_of(call));
 }
 
@@ -88,7 +86,7 @@ Tensor workspace(std::size_t bytes, const Device& device) {
 namespace {
 
 BatchNormSingleLaunch single_launch_of(const CallSpec& call, DType dtype) {
-  DeviceGuard on(call.device ? call.device->index() : 0);
+  DeviceGuard on(device_index_of(call));
   return batch_norm_single_launch(dtype);
 }
 
