@@ -16,7 +16,7 @@ std::optional<std::string> HopperMoeExpertsKernel::refusal(const Call& call) {
 
 HopperMoeExpertsKernel::HopperMoeExpertsKernel(const Call& call)
     : Impl(call),
-      faults_(gpu::runtime()->fault_record(gpu::device_index_of(call))),
+      faults_(gpu::faults_of(call)),
       warp_size_(gpu::warp_size_of(call)) {}
 
 Tensor HopperMoeExpertsKernel::forward(const Tensor& hidden_states, const Tensor& topk_weights,

@@ -6,8 +6,6 @@
 namespace tileops::gpu {
 namespace {
 
-FaultRecord* faults_of(const CallSpec& call) { return runtime()->fault_record(device_index_of(call)); }
-
 int arch_of(const CallSpec& call) { return runtime()->facts(device_index_of(call)).arch; }
 
 // A workspace of `bytes` on the tensor's device, from its stream-ordered pool (undefined for 0).

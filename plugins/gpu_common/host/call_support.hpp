@@ -18,6 +18,10 @@ inline std::int64_t rows_of(const Tensor& t, std::int64_t n) { return n == 0 ? 0
 // The index of the call's device; a call without one is for device 0.
 inline int device_index_of(const CallSpec& call) { return call.device ? call.device->index() : 0; }
 
+// The fault record of the call's device (GpuRuntime::fault_record): where the kernels that read
+// indices from device memory report one out of range.
+inline FaultRecord* faults_of(const CallSpec& call) { return runtime()->fault_record(device_index_of(call)); }
+
 // The multiprocessor count of the call's device, read when an entry is built.
 inline int sm_count_of(const CallSpec& call) { return runtime()->facts(device_index_of(call)).sm_count; }
 

@@ -6,7 +6,7 @@
 namespace tileops::gpu {
 
 EmbeddingKernel::EmbeddingKernel(const Call& call)
-    : Impl(call), faults_(runtime()->fault_record(device_index_of(call))) {}
+    : Impl(call), faults_(faults_of(call)) {}
 
 Tensor EmbeddingKernel::forward(const Tensor& ids, const Tensor& weight) {
   runtime()->raise_pending_fault(weight.device().index());

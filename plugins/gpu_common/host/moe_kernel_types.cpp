@@ -22,7 +22,7 @@ MoeRouteKernel::Result MoeRouteKernel::forward(const Tensor& router_logits, cons
 
 MoeExpertsKernel::MoeExpertsKernel(const Call& call)
     : Impl(call),
-      faults_(runtime()->fault_record(device_index_of(call))),
+      faults_(faults_of(call)),
       warp_size_(warp_size_of(call)) {}
 
 Tensor run_moe_experts(const ops::MoEExpertsFwdOp::MoeExperts::Call& call, FaultRecord* faults, int warp_size,
