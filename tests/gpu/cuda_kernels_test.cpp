@@ -528,6 +528,38 @@ TEST_CASE("GPU: batch norm trains and infers over channels-last and spatial layo
   }
 }
 
+// Inference derives each channel's map in float on the device: over running variances from 1e-4
+// to 1e4 it matches the reference's double map, and a channel whose running variance is infinite
+// outputs its bias (1 / sqrt(inf) = 0), not NaN.
+TEST_CASE("GPU: batch-norm inference matches the reference for running variances from 1e-4 to 1e4, and an infinite one gives the bias") {
+  if (cuda_or_skip() == nullptr) return;
+  const std::int64_t c = 40;
+  std::vector<double> variances(static_cast<std::size_t>(c));
+  for (std::int64_t i = 0; i < c; ++i) {
+    const auto d = static_cast<double>(i);
+    variances[static_cast<std::size_t>(i)] = std::pow(10.0, static_cast<double>(i % 9) - 4.0) * (1.0 + 0.01 * d);
+  }
+  variances[5] = std::numeric_limits<double>::infinity();
+  const Tensor running_var = Tensor::from_doubles(variances, {c}, DType::float32);
+  for (DType dt : kFloats) {
+    for (const std::vector<std::int64_t>& shape : {std::vector<std::int64_t>{517, c}, {3, c, 9, 5}}) {
+      const std::vector<Tensor> inputs{random(shape, dt), random({c}, DType::float32, 2), running_var,
+                                       random({c}, DType::float32, 4), random({c}, DType::float32, 5)};
+      check_against_reference("infer " + std::string(dtype_name(dt)) + " " + shape_str(shape),
+                              [](Target t) { return std::make_unique<BatchNormFwdOp>(false, 0.1, 1e-5, t); }, inputs);
+    }
+  }
+  const Tensor x = Tensor::from_doubles(std::vector<double>(static_cast<std::size_t>(2 * c), 3.0), {2, c},
+                                        DType::float32);
+  const Tensor bias = random({c}, DType::float32, 5);
+  BatchNormFwdOp infer(false, 0.1, 1e-5);
+  const Tensor y = infer(x.to(kGpu), Tensor::zeros({c}, DType::float32, kGpu), running_var.to(kGpu),
+                         random({c}, DType::float32, 4).to(kGpu), bias.to(kGpu))
+                       .y.to(Device::cpu());
+  CHECK(y.get(5) == bias.get(5));
+  CHECK(y.get(c + 5) == bias.get(5));
+}
+
 // The cooperative launch is recorded like any other: the replay computes the statistics of what
 // x holds then and moves the running statistics on from where the recorded call left them.
 TEST_CASE("GPU: batch-norm training in one cooperative launch replays from a device graph") {
