@@ -535,9 +535,8 @@ TEST_CASE("GPU: batch-norm inference matches the reference for running variances
   if (cuda_or_skip() == nullptr) return;
   const std::int64_t c = 40;
   std::vector<double> variances(static_cast<std::size_t>(c));
-  for (std::int64_t i = 0; i < c; ++i) {
-    const auto d = static_cast<double>(i);
-    variances[static_cast<std::size_t>(i)] = std::pow(10.0, static_cast<double>(i % 9) - 4.0) * (1.0 + 0.01 * d);
+  for (std::size_t i = 0; i < variances.size(); ++i) {
+    variances[i] = std::pow(10.0, static_cast<double>(i % 9) - 4.0) * (1.0 + 0.01 * static_cast<double>(i));
   }
   variances[5] = std::numeric_limits<double>::infinity();
   const Tensor running_var = Tensor::from_doubles(variances, {c}, DType::float32);

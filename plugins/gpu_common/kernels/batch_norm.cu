@@ -290,9 +290,8 @@ struct TrainedAffine {
 };
 // Inference derives its maps in float: a thread derives kVec of them before its first row, and
 // double square roots there made the 16-bit launch on the H100 1% slower at [16384, 4096] and 7% at
-// [2048, 4096]. rsqrtf is within 2 ulp; one Newton step brings it within rounding of 1 / sqrt, far
-// inside any output dtype's tolerance. The step is skipped where rsqrtf is exact and the step would
-// make NaN of it: 0 for an infinite variance (the channel's output is then its bias), inf for 0.
+// [2048, 4096]. rsqrtf (within 2 ulp, as the row norms use it) gives 0 for an infinite variance,
+// so the channel's output is its bias, and inf for 0.
 struct RunningAffine {
   const float* weight;
   const float* bias;
@@ -300,10 +299,7 @@ struct RunningAffine {
   const float* running_var;
   float eps;
   __device__ ChannelAffine operator()(std::int64_t c) const {
-    const float v = running_var[c] + eps;
-    const float estimate = rsqrtf(v);
-    const bool exact = estimate == 0.0f || isinf(estimate);
-    const float rstd = exact ? estimate : estimate * (1.5f - 0.5f * v * estimate * estimate);
+    const float rstd = rsqrtf(running_var[c] + eps);
     const float scale = weight != nullptr ? rstd * weight[c] : rstd;
     return ChannelAffine{running_mean[c], scale, bias != nullptr ? bias[c] : 0.0f, 0.0f};
   }
