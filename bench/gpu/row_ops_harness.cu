@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../../plugins/gpu_common/kernels/elementwise.cu"
@@ -342,15 +343,17 @@ int main(int argc, char** argv) {
     relu_shape.template operator()<2, true>(128);
     relu_shape.template operator()<1, true>(128);
     // The erf GELU (float16, and float32 over the same bytes) at the shapes an arithmetic map may take.
-    const auto gelu_shape = [&]<class T, int kPer>(int threads) {
+    const auto gelu_shape = [&]<class T, int kPer, class F = GeluErfOp>(int threads) {
       constexpr int kVec = kVec16<T>;
+      constexpr bool kPlain = std::is_same_v<F, harness::GeluErfPlain>;
       const std::int64_t n = count * 2 / static_cast<std::int64_t>(sizeof(T));
       const double ms = time_ms([&] {
         map_kernel<T, kVec, kPer, false><<<static_cast<unsigned>(ceil_div(n / kVec, threads * kPer)), threads>>>(
-            static_cast<const T*>(x), static_cast<T*>(y), n, GeluErfOp{});
+            static_cast<const T*>(x), static_cast<T*>(y), n, F{});
       });
-      std::printf("| gelu erf %s%s, %d threads, %d packs | %.4f | %.0f%% of the same-size copy |\n",
-                  sizeof(T) == 4 ? "float32" : "float16", size.c_str(), threads, kPer, ms, 100 * copy_here / ms);
+      std::printf("| gelu erf %s%s%s, %d threads, %d packs | %.4f | %.0f%% of the same-size copy |\n",
+                  sizeof(T) == 4 ? "float32" : "float16", kPlain ? " in PyTorch's form" : "", size.c_str(), threads,
+                  kPer, ms, 100 * copy_here / ms);
     };
     gelu_shape.template operator()<f16, 4>(256);
     gelu_shape.template operator()<f16, 2>(256);
@@ -362,6 +365,8 @@ int main(int argc, char** argv) {
     gelu_shape.template operator()<float, 1>(256);
     gelu_shape.template operator()<float, 1>(128);
     gelu_shape.template operator()<float, 2>(128);
+    gelu_shape.template operator()<float, 1, harness::GeluErfPlain>(128);
+    gelu_shape.template operator()<float, 4, harness::GeluErfPlain>(256);
   }
 
   const RowNormArgs norm{x, w, b, y, kRows, kN, 1e-5f, DType::float16};
