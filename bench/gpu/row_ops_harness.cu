@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -50,6 +51,59 @@ struct GeluErfPlain {
 __global__ void grid_barriers_only(int barriers) {
   for (int i = 0; i < barriers; ++i) tileops::gpu::grid_barrier();
 }
+// Softmax over rows held in registers, as softmax_rows_in_registers, but each thread issues its
+// loads of the block's next row before the current row's two block reductions, so that a
+// multiprocessor keeps up to two rows a block in flight while it reduces.
+template <class T, int kVec, int kPacks>
+__global__ void __launch_bounds__(1024)
+    softmax_rows_prefetched(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows, std::int64_t n) {
+  using namespace tileops::gpu;
+  __shared__ float scratch[kMaxWarps];
+  Pack<T, kVec> next[kPacks];
+  const auto load_row = [&](std::int64_t row) {
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
+      if (row < rows && e < n) next[p] = load_pack<kVec>(x + row * n + e);
+    }
+  };
+  load_row(blockIdx.x);
+  for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    float v[kPacks][kVec];
+    float local_max = -__builtin_huge_valf();
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        v[p][k] = e < n ? pack_float(next[p], k) : -__builtin_huge_valf();
+        local_max = fmaxf(local_max, v[p][k]);
+      }
+    }
+    load_row(row + gridDim.x);
+    const float row_max = block_reduce(local_max, Max{}, -__builtin_huge_valf(), scratch);
+    float local_sum = 0.0f;
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        v[p][k] = __expf(v[p][k] - row_max);
+        local_sum += v[p][k];
+      }
+    }
+    const float inv_sum = 1.0f / block_reduce(local_sum, Add{}, 0.0f, scratch);
+    T* yr = y + row * n;
+#pragma unroll
+    for (int p = 0; p < kPacks; ++p) {
+      const std::int64_t e = (static_cast<std::int64_t>(p) * blockDim.x + threadIdx.x) * kVec;
+      if (e < n) {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) v[p][k] *= inv_sum;
+        store_pack(yr + e, pack_from_floats<T>(v[p]));
+      }
+    }
+  }
+}
 }  // namespace harness
 
 namespace {
@@ -67,6 +121,12 @@ float half_bits_to_float(std::uint16_t h) {
   return __half2float(__half(r));
 }
 std::uint16_t float_to_half_bits(float f) { return __half_raw(__float2half_rn(f)).x; }
+float bf16_bits_to_float(std::uint16_t h) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
 
 // The erf form's worst error over float16 inputs from -16 to 4, in units of the float16 spacing at
 // the exact result (so a relative error, also where the result is tiny).
@@ -236,6 +296,62 @@ void row_grid_forms(void* x, void* y, void* w, void* b) {
   forms("softmax bfloat16", softmax_row_kernel<bf16, 8>(kN), softmax);
 }
 
+// The prefetching softmax at 16384 and 2048 rows, float16 and bfloat16, on the device's resident
+// blocks looping over rows, against the launcher's kernel on its own grid and a same-size copy;
+// each output's largest difference from the launcher's.
+void softmax_prefetch_forms(void* x, void* y) {
+  int sm_count = 0;
+  harness::cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0), "sm count");
+  void* reference = nullptr;
+  const std::size_t bytes = static_cast<std::size_t>(kRows * kN) * 2;
+  harness::cuda(cudaMalloc(&reference, bytes), "malloc");
+  std::printf("\n| softmax | rows | same-size copy ms | launcher ms | prefetched form | ms | largest difference |\n"
+              "| --- | ---: | ---: | ---: | --- | ---: | ---: |\n");
+  const auto forms = [&]<class T>(const char* dtype, DType dt) {
+    const auto* xt = static_cast<const T*>(x);
+    for (const std::int64_t rows : {kRows, std::int64_t{2048}}) {
+      const std::size_t size = static_cast<std::size_t>(rows * kN) * 2;
+      const double copy = time_ms([&] { harness::cuda(cudaMemcpyAsync(y, x, size, cudaMemcpyDeviceToDevice), "copy"); });
+      const SoftmaxArgs args{x, reference, rows, kN, 1, dt, softmax_resident_blocks(kN, dt, sm_count)};
+      const double launcher = time_ms([&] { launch_softmax(args, nullptr); });
+      launch_softmax(args, nullptr);
+      std::vector<std::uint16_t> want(size / 2), got(size / 2);
+      harness::cuda(cudaMemcpy(want.data(), reference, size, cudaMemcpyDeviceToHost), "download");
+      const auto form = [&]<int kPacks>(int threads) {
+        int per_sm = 0;
+        harness::cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                          &per_sm, harness::softmax_rows_prefetched<T, 8, kPacks>, threads, 0),
+                      "occupancy");
+        const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(rows, std::int64_t{per_sm} * sm_count));
+        const auto launch = [&] {
+          harness::softmax_rows_prefetched<T, 8, kPacks><<<grid, threads>>>(xt, static_cast<T*>(y), rows, kN);
+        };
+        const double ms = time_ms(launch);
+        harness::cuda(cudaMemset(y, 0, size), "clear");
+        launch();
+        harness::cuda(cudaMemcpy(got.data(), y, size, cudaMemcpyDeviceToHost), "download");
+        double worst = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          const float a = dt == DType::float16 ? half_bits_to_float(got[i]) : bf16_bits_to_float(got[i]);
+          const float b = dt == DType::float16 ? half_bits_to_float(want[i]) : bf16_bits_to_float(want[i]);
+          worst = std::max<double>(worst, std::abs(a - b));
+        }
+        std::printf("| %s | %lld | %.4f | %.4f (%.0f%%) | %d threads of %d packs, %d blocks a multiprocessor | %.4f "
+                    "(%.0f%%) | %.2e |\n",
+                    dtype, static_cast<long long>(rows), copy, launcher, 100 * copy / launcher, threads, kPacks, per_sm,
+                    ms, 100 * copy / ms, worst);
+        std::fflush(stdout);
+      };
+      form.template operator()<2>(256);
+      form.template operator()<4>(128);
+      form.template operator()<1>(512);
+    }
+  };
+  forms.template operator()<f16>("float16", DType::float16);
+  forms.template operator()<bf16>("bfloat16", DType::bfloat16);
+  harness::cuda(cudaFree(reference), "free");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -399,6 +515,7 @@ int main(int argc, char** argv) {
   row("softmax packs 2 threads 256", [&] {
     softmax_rows_in_registers<f16, 8, 2><<<blocks_for(kRows, 1), 256>>>(xf, yf, kRows, kN);
   });
+  softmax_prefetch_forms(x, y);
   row_grid_forms(x, y, w, b);
   std::printf("\n| kernel | ms | of copy |\n| --- | ---: | ---: |\n");
   // Batch norm over [16384, 4096] as [n, channels]: the output pass at rows per thread, the
